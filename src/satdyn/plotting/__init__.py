@@ -1,0 +1,10 @@
+"""satdyn.plotting: matplotlib figures drawn from result objects (never computes physics).
+
+Figures are built on :class:`matplotlib.figure.Figure` directly (no pyplot state, no
+display needed: the Agg canvas renders PNGs). Each ``plot_*`` function takes one result
+object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
+"""
+
+from .demo import plot_rigid_spacecraft_inertia
+
+__all__ = ["plot_rigid_spacecraft_inertia"]
