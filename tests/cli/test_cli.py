@@ -1,0 +1,78 @@
+"""The `satdyn` command frame and the demo study.
+
+The demo's two routes are compared with each other inside the study; here its numbers
+are also checked against Pinocchio's inertia algebra (independent oracle, 1e-10 relative
+on ~100-500 kg m^2 values) and against simple physics (mass conservation, symmetry).
+"""
+
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from satdyn import spatial as sp
+from satdyn.cli import main
+from satdyn.demo import load_rigid_spacecraft, rigid_spacecraft_inertia
+
+
+def test_demo_writes_results_and_figures(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "results.json").read_text())
+    for key in ("panel_angles_deg", "total_mass_kg", "com_m", "inertia_kgm2", "principal_moments_kgm2",
+                "route_discrepancy", "synthetic"):
+        assert key in data
+    assert data["synthetic"] is True
+    assert data["route_discrepancy"] < 1e-12
+    for name in ("inertia_vs_angle.png", "com_vs_angle.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "total mass 436.000 kg" in capsys.readouterr().out
+
+
+def test_demo_default_out_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--angles", "0", "90"]) == 0
+    assert (tmp_path / "satdyn-out" / "demo" / "results.json").exists()
+
+
+def test_demo_matches_pinocchio_inertia_algebra():
+    sc = load_rigid_spacecraft()
+    angles = np.deg2rad([0.0, 37.0, 90.0, 150.0])
+    result = rigid_spacecraft_inertia(sc, angles)
+    for k, angle in enumerate(angles):
+        total = pin.Inertia(sc.hub.mass, np.zeros(3), sc.hub.inertia)
+        for panel in sc.panels:
+            P = sp.rodrigues(panel.axis, angle) @ panel.dcm_at_zero
+            com = panel.hinge + P @ panel.hinge_to_com
+            total += pin.SE3(P, com).act(pin.Inertia(panel.mass, np.zeros(3), panel.inertia))
+        assert result.total_mass == pytest.approx(total.mass, rel=1e-14)
+        assert np.allclose(result.com[k], total.lever, atol=1e-13)
+        assert np.allclose(result.inertia[k], total.inertia, rtol=1e-10, atol=1e-10)
+    # Physics: panels symmetric about the hub's x-z plane keep the CoM in that plane.
+    assert np.allclose(result.com[:, 1], 0.0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--scenario", "/no/such/file.json"], "cannot read"),
+        (["demo", "--angles", "nan"], "`panel_angles`"),
+    ],
+)
+def test_bad_input_gives_one_line_and_nonzero_status(argv, message, tmp_path, capsys):
+    assert main(argv + ["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_bad_scenario_field_is_named(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"hub": {"mass": 1.0, "inertia": [[1, 0], [0, 1]]}, "panels": []}))
+    assert main(["demo", "--scenario", str(bad), "--out", str(tmp_path)]) == 2
+    assert "`inertia`" in capsys.readouterr().err
+
+
+def test_unknown_option_exits_with_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--bogus"])
+    assert exit_info.value.code == 2
