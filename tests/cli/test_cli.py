@@ -76,3 +76,20 @@ def test_unknown_option_exits_with_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["demo", "--bogus"])
     assert exit_info.value.code == 2
+
+
+def test_module_entry_point_runs_in_a_subprocess(tmp_path):
+    # The same code path as the installed `satdyn` console script (satdyn.cli:main).
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"}
+    ok = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--angles", "0", "45", "--out", str(tmp_path)],
+                        capture_output=True, text=True, env=env, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "results.json").exists()
+    bad = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--scenario", str(tmp_path / "none.json")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "error" in bad.stderr
