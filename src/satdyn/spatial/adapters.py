@@ -22,6 +22,15 @@ __all__ = [
 ]
 
 
+def _add_transport_term(acceleration, name, twist, sign):
+    """``[a_lin + sign * omega x v; omega_dot]`` with validated, broadcast inputs."""
+    a = as_batch_of(acceleration, (6,), name)
+    v = as_batch_of(twist, (6,), "twist")
+    broadcast_batches((a, 1, name), (v, 1, "twist"))
+    linear = a[..., :3] + sign * np.cross(v[..., 3:], v[..., :3])
+    return np.concatenate([linear, np.broadcast_to(a[..., 3:], linear.shape)], axis=-1)
+
+
 def classical_from_spatial_acceleration(spatial_acceleration, twist) -> np.ndarray:
     """Classical acceleration twist from Pinocchio's spatial acceleration.
 
@@ -39,11 +48,7 @@ def classical_from_spatial_acceleration(spatial_acceleration, twist) -> np.ndarr
     -------
     ndarray, shape (..., 6)
     """
-    a = as_batch_of(spatial_acceleration, (6,), "spatial_acceleration")
-    v = as_batch_of(twist, (6,), "twist")
-    broadcast_batches((a, 1, "spatial_acceleration"), (v, 1, "twist"))
-    linear = a[..., :3] + np.cross(v[..., 3:], v[..., :3])
-    return np.concatenate([linear, np.broadcast_to(a[..., 3:], linear.shape)], axis=-1)
+    return _add_transport_term(spatial_acceleration, "spatial_acceleration", twist, +1.0)
 
 
 def spatial_from_classical_acceleration(classical_acceleration, twist) -> np.ndarray:
@@ -60,11 +65,7 @@ def spatial_from_classical_acceleration(classical_acceleration, twist) -> np.nda
     -------
     ndarray, shape (..., 6)
     """
-    a = as_batch_of(classical_acceleration, (6,), "classical_acceleration")
-    v = as_batch_of(twist, (6,), "twist")
-    broadcast_batches((a, 1, "classical_acceleration"), (v, 1, "twist"))
-    linear = a[..., :3] - np.cross(v[..., 3:], v[..., :3])
-    return np.concatenate([linear, np.broadcast_to(a[..., 3:], linear.shape)], axis=-1)
+    return _add_transport_term(classical_acceleration, "classical_acceleration", twist, -1.0)
 
 
 def _swap(x: np.ndarray, matrix: bool) -> np.ndarray:

@@ -115,6 +115,13 @@ def frame_change_matrix(P_ab) -> np.ndarray:
     return _frame_change(as_batch_of(P_ab, (3, 3), "P_ab"))
 
 
+def _placement(P_ab, r_BA):
+    P = as_batch_of(P_ab, (3, 3), "P_ab")
+    r = as_batch_of(r_BA, (3,), "r_BA")
+    broadcast_batches((P, 2, "P_ab"), (r, 1, "r_BA"))
+    return P, r
+
+
 def motion_transform(P_ab, r_BA) -> np.ndarray:
     """6x6 map of a twist from frame a at point A to frame b at point B.
 
@@ -132,9 +139,7 @@ def motion_transform(P_ab, r_BA) -> np.ndarray:
     -------
     ndarray, shape (..., 6, 6)
     """
-    P = as_batch_of(P_ab, (3, 3), "P_ab")
-    r = as_batch_of(r_BA, (3,), "r_BA")
-    broadcast_batches((P, 2, "P_ab"), (r, 1, "r_BA"))
+    P, r = _placement(P_ab, r_BA)
     return _tau(r) @ _frame_change(P)
 
 
@@ -154,8 +159,6 @@ def wrench_transform(P_ab, r_BA) -> np.ndarray:
     -------
     ndarray, shape (..., 6, 6)
     """
-    P = as_batch_of(P_ab, (3, 3), "P_ab")
-    r = as_batch_of(r_BA, (3,), "r_BA")
-    broadcast_batches((P, 2, "P_ab"), (r, 1, "r_BA"))
+    P, r = _placement(P_ab, r_BA)
     # W_B = tau_AB^T W_A with tau_AB = tau(-r_BA), i.e. tau(r_BA)^{-T}.
     return np.swapaxes(_tau(-r), -1, -2) @ _frame_change(P)
