@@ -1,0 +1,305 @@
+"""Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; spec 002 §4.3).
+
+State vector ``x`` (length ``27 + 2 n``, n = 29 parameters, 10 for controller R)::
+
+    [p(3), q1(4), q2(4), v(3), omega1(3), omega2(3), pi_hat1(n), pi_hat2(n), d_hat1(3), d_hat2(3)]
+
+``q1``, ``q2`` are scalar-last link attitude quaternions (link -> world), renormalised
+whenever they are read. The tugs' estimates are integrated with the plant. The run stops
+early when ``|theta*|`` comes within ``hinge_angle_margin`` of pi (the log-map spring wraps
+there), which is how the documented failure of controller A on the Table-I hinge ends.
+
+:func:`simulate` returns a :class:`DetumblingRun` with every signal of the paper's
+Figs. 5-11 on a regular grid: tug wrenches, link rates, velocity of H, ``V(t)`` with its
+analytic rate, parameter and grasp estimates, tug (grasp-point) twists, hinge angle and
+position error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..spatial import dcm_from_quaternion, quaternion_derivative
+from .client import ClientParams
+from .controllers import (DesiredPose, TugController, initial_estimates, lyapunov, lyapunov_rate, make_tugs,
+                          measure, true_estimates, tug_command)
+from .dynamics import forward_dynamics, generalized_force, grasp_twists, hinge_angle
+from .scenario import InitialState, Scenario, SimulationOptions
+
+__all__ = ["ClosedLoop", "DetumblingRun", "closed_loop", "initial_state_vector", "unpack_state",
+           "closed_loop_outputs", "closed_loop_rhs", "simulate", "simulate_free_motion"]
+
+
+@dataclass(frozen=True)
+class ClosedLoop:
+    """Plant, desired pose and the two tug controllers of one run (immutable)."""
+
+    client: ClientParams
+    desired: DesiredPose
+    tugs: tuple[TugController, TugController]
+
+    @property
+    def n_parameters(self) -> int:
+        return self.tugs[0].n_parameters
+
+    @property
+    def kind(self) -> str:
+        return self.tugs[0].kind
+
+    @property
+    def n_states(self) -> int:
+        return 27 + 2 * self.n_parameters
+
+
+def closed_loop(scenario: Scenario, kind: str | None = None) -> ClosedLoop:
+    """The closed loop of ``scenario`` with its controller, or with controller ``kind``."""
+    tugs = make_tugs(scenario.controller if kind is None else kind, scenario.gains, scenario.client)
+    return ClosedLoop(scenario.client, scenario.desired, tugs)
+
+
+def initial_state_vector(system: ClosedLoop, scenario: Scenario) -> np.ndarray:
+    """``x(0)`` from the scenario's initial state and initial estimates."""
+    ini = scenario.initial
+    est = [initial_estimates(t, system.client, scenario.estimate_fraction, scenario.grasp_estimates[t.index])
+           for t in system.tugs]
+    return np.concatenate([ini.position, ini.attitude1, ini.attitude2, ini.nu,
+                           est[0][0], est[1][0], est[0][1], est[1][1]])
+
+
+@dataclass(frozen=True)
+class _State:
+    p: np.ndarray
+    q1: np.ndarray
+    q2: np.ndarray
+    R1: np.ndarray
+    R2: np.ndarray
+    nu: np.ndarray
+    pi_hats: tuple
+    d_hats: tuple
+
+
+def unpack_state(system: ClosedLoop, x: np.ndarray) -> _State:
+    """Split ``x`` into ``p, q1, q2, R1, R2, nu, pi_hats (2 x n), d_hats (2 x 3)`` (quaternions normalised)."""
+    n = system.n_parameters
+    q1 = x[3:7] / np.linalg.norm(x[3:7])
+    q2 = x[7:11] / np.linalg.norm(x[7:11])
+    return _State(x[:3], q1, q2, dcm_from_quaternion(q1), dcm_from_quaternion(q2), x[11:20],
+                  (x[20:20 + n], x[20 + n:20 + 2 * n]), (x[20 + 2 * n:23 + 2 * n], x[23 + 2 * n:26 + 2 * n]))
+
+
+def closed_loop_outputs(system: ClosedLoop, st: _State):
+    """Tug wrenches and estimate derivatives at one state.
+
+    Each tug gets the shared measurement and only its own estimates.
+
+    Returns
+    -------
+    W : ndarray, shape (2, 6)
+    pi_dots : tuple of 2 ndarrays (n,)
+    d_dots : tuple of 2 ndarrays (3,)
+    meas : Measurement
+    """
+    meas = measure(system.tugs[0], system.desired, st.p, st.R1, st.R2, st.nu)
+    out = [tug_command(tug, meas, st.pi_hats[tug.index], st.d_hats[tug.index]) for tug in system.tugs]
+    W = np.stack([out[0][0], out[1][0]])
+    return W, (out[0][1], out[1][1]), (out[0][2], out[1][2]), meas
+
+
+def closed_loop_rhs(system: ClosedLoop, t: float, x: np.ndarray) -> np.ndarray:
+    """Time derivative of the closed-loop state ``x`` (see the module docstring for the layout)."""
+    st = unpack_state(system, x)
+    W, pi_dots, d_dots, _ = closed_loop_outputs(system, st)
+    Q = generalized_force(system.client, st.R1, st.R2, W[0], W[1])
+    nu_dot = forward_dynamics(system.client, st.R1, st.R2, st.nu, Q)
+    return np.concatenate([
+        st.nu[:3],
+        quaternion_derivative(st.q1, st.nu[3:6], frame="inertial"),
+        quaternion_derivative(st.q2, st.nu[6:9], frame="inertial"),
+        nu_dot, pi_dots[0], pi_dots[1], d_dots[0], d_dots[1]])
+
+
+@dataclass
+class DetumblingRun:
+    """Signals of one closed-loop run on the grid ``t`` (N samples).
+
+    Attributes
+    ----------
+    kind : str
+        Controller kind.
+    scenario : str
+    t : ndarray (N,) [s]
+    position : ndarray (N, 3)
+        Hinge point H [m].
+    R1, R2 : ndarray (N, 3, 3)
+        Link attitudes.
+    nu : ndarray (N, 9)
+        ``[v, omega1, omega2]`` [m/s, rad/s].
+    hinge_angle : ndarray (N, 3)
+        ``theta*`` [rad].
+    wrenches : ndarray (N, 2, 6)
+        Tug wrenches ``[f; tau]`` at the grasp points, world frame [N, N m].
+    tug_twists : ndarray (N, 2, 6)
+        Grasp-point twists ``[v + omega_i x R_i d_i; omega_i]``.
+    V, V_rate : ndarray (N,)
+        Lyapunov function [J] and its analytic rate ``-s^T (K + D) s`` [W] (meaningful for B/known).
+    s : ndarray (N, 9)
+        Composite error ``nu - nu_r``.
+    pi_hat : ndarray (N, 2, n)
+    d_hat : ndarray (N, 2, 3)
+    pi_true : ndarray (n,)
+    d_true : ndarray (2, 3)
+    status : str
+        ``"completed"`` or ``"hinge_angle_limit"`` (stopped: ``|theta*|`` near pi).
+    n_rhs : int
+        Right-hand-side evaluations.
+    wall_time : float [s]
+    position_error : ndarray (N, 3)
+        ``p - p_d`` [m].
+    """
+
+    kind: str
+    scenario: str
+    t: np.ndarray
+    position: np.ndarray
+    R1: np.ndarray
+    R2: np.ndarray
+    nu: np.ndarray
+    hinge_angle: np.ndarray
+    wrenches: np.ndarray
+    tug_twists: np.ndarray
+    V: np.ndarray
+    V_rate: np.ndarray
+    s: np.ndarray
+    pi_hat: np.ndarray
+    d_hat: np.ndarray
+    pi_true: np.ndarray
+    d_true: np.ndarray
+    status: str
+    n_rhs: int
+    wall_time: float
+    position_error: np.ndarray
+
+
+def _progress_rhs(system, duration, progress, counter):
+    marks = {"next": 0.0}
+
+    def rhs(t, x):
+        counter[0] += 1
+        if progress is not None and t >= marks["next"]:
+            progress(min(t, duration), duration)
+            marks["next"] = t + 0.1 * duration
+        return closed_loop_rhs(system, t, x)
+
+    return rhs
+
+
+def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | None = None,
+             progress=None, options: SimulationOptions | None = None) -> DetumblingRun:
+    """Closed-loop detumbling run.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    kind : {"B", "known", "A", "R"}, optional
+        Controller (default the scenario's).
+    duration : float, optional
+        Horizon [s] (default ``scenario.simulation.duration``).
+    progress : callable ``(t, T)``, optional
+        Called about every 10 % of the horizon.
+    options : SimulationOptions, optional
+        Overrides ``scenario.simulation``.
+
+    Returns
+    -------
+    DetumblingRun
+    """
+    opts = options if options is not None else scenario.simulation
+    T = float(opts.duration if duration is None else duration)
+    if not T > 0:
+        raise ValueError(f"`duration` must be positive; got {T}")
+    system = closed_loop(scenario, kind)
+    x0 = initial_state_vector(system, scenario)
+    counter = [0]
+    rhs = _progress_rhs(system, T, progress, counter)
+    limit = np.pi - opts.hinge_angle_margin
+
+    def hinge_limit(t, x):
+        q1, q2 = x[3:7], x[7:11]
+        # |theta*| = 2 acos(|<q1, q2>|) for unit quaternions (q1^-1 q2 has scalar part <q1, q2>)
+        c = abs(float(q1 @ q2)) / (np.linalg.norm(q1) * np.linalg.norm(q2))
+        return limit - 2.0 * np.arccos(min(1.0, c))
+
+    hinge_limit.terminal = True
+    t_eval = np.arange(0.0, T + 0.5 * opts.sample_dt, opts.sample_dt)
+    t_eval = t_eval[t_eval <= T]
+    start = time.perf_counter()
+    sol = solve_ivp(rhs, (0.0, T), x0, method=opts.method, rtol=opts.rtol, atol=opts.atol,
+                    max_step=opts.max_step, t_eval=t_eval, events=hinge_limit)
+    if sol.status == -1:
+        raise RuntimeError(f"integration failed: {sol.message}")
+    wall = time.perf_counter() - start
+    if progress is not None:
+        progress(float(sol.t[-1]), T)
+    status = "hinge_angle_limit" if sol.status == 1 else "completed"
+    return _log(system, scenario, sol.t, sol.y.T, status, counter[0], wall)
+
+
+def _log(system: ClosedLoop, scenario: Scenario, t: np.ndarray, X: np.ndarray, status: str, n_rhs: int,
+         wall: float) -> DetumblingRun:
+    N = t.size
+    n = system.n_parameters
+    sig = {name: np.empty(shape) for name, shape in (
+        ("position", (N, 3)), ("R1", (N, 3, 3)), ("R2", (N, 3, 3)), ("nu", (N, 9)), ("hinge_angle", (N, 3)),
+        ("wrenches", (N, 2, 6)), ("tug_twists", (N, 2, 6)), ("V", (N,)), ("V_rate", (N,)), ("s", (N, 9)),
+        ("pi_hat", (N, 2, n)), ("d_hat", (N, 2, 3)))}
+    c, d = system.client, system.desired
+    for k, x in enumerate(X):
+        st = unpack_state(system, x)
+        W, _, _, meas = closed_loop_outputs(system, st)
+        sig["position"][k] = st.p
+        sig["R1"][k], sig["R2"][k] = st.R1, st.R2
+        sig["nu"][k] = st.nu
+        sig["hinge_angle"][k] = hinge_angle(st.R1, st.R2)
+        sig["wrenches"][k] = W
+        sig["tug_twists"][k] = grasp_twists(c, st.R1, st.R2, st.nu)
+        sig["V"][k] = lyapunov(c, system.tugs, d, st.p, st.R1, st.R2, st.nu, st.pi_hats, st.d_hats)
+        sig["V_rate"][k] = lyapunov_rate(c, system.tugs, d, st.p, st.R1, st.R2, st.nu)
+        sig["s"][k] = st.nu - meas.nu_r
+        sig["pi_hat"][k] = np.stack(st.pi_hats)
+        sig["d_hat"][k] = np.stack(st.d_hats)
+    pi_true = true_estimates(system.tugs[0], c)[0]
+    run = DetumblingRun(kind=system.kind, scenario=scenario.name, t=t, pi_true=pi_true, d_true=c.grasps,
+                        status=status, n_rhs=n_rhs, wall_time=wall, position_error=sig["position"] - d.position,
+                        **sig)
+    return run
+
+
+def simulate_free_motion(client: ClientParams, initial: InitialState, duration: float, *,
+                         rtol: float = 1e-10, atol: float = 1e-12, t_eval=None, method: str = "DOP853"):
+    """Uncontrolled motion of the client (``Q = 0``).
+
+    Returns
+    -------
+    t : ndarray (N,)
+    p : ndarray (N, 3)
+    R1, R2 : ndarray (N, 3, 3)
+    nu : ndarray (N, 9)
+    """
+    def rhs(t, x):
+        q1, q2 = x[3:7] / np.linalg.norm(x[3:7]), x[7:11] / np.linalg.norm(x[7:11])
+        R1, R2 = dcm_from_quaternion(q1), dcm_from_quaternion(q2)
+        nu = x[11:20]
+        return np.concatenate([nu[:3], quaternion_derivative(q1, nu[3:6], frame="inertial"),
+                               quaternion_derivative(q2, nu[6:9], frame="inertial"),
+                               forward_dynamics(client, R1, R2, nu)])
+
+    x0 = np.concatenate([initial.position, initial.attitude1, initial.attitude2, initial.nu])
+    sol = solve_ivp(rhs, (0.0, duration), x0, method=method, rtol=rtol, atol=atol, t_eval=t_eval)
+    X = sol.y.T
+    q1 = X[:, 3:7] / np.linalg.norm(X[:, 3:7], axis=1, keepdims=True)
+    q2 = X[:, 7:11] / np.linalg.norm(X[:, 7:11], axis=1, keepdims=True)
+    return sol.t, X[:, :3], dcm_from_quaternion(q1), dcm_from_quaternion(q2), X[:, 11:20]
