@@ -95,16 +95,19 @@ class LinkParams:
         object.__setattr__(self, "mass", mass)
         object.__setattr__(self, "com", com.copy())
         object.__setattr__(self, "inertia_com", inertia.copy())
+        # Derived constants, computed once (the dynamics read them at every evaluation).
+        object.__setattr__(self, "_first_moment", mass * com)
+        object.__setattr__(self, "_inertia_hinge", parallel_axis(inertia, mass, com))
 
     @property
     def first_moment(self) -> np.ndarray:
         """``h = m c`` [kg m], link frame."""
-        return self.mass * self.com
+        return self._first_moment
 
     @property
     def inertia_hinge(self) -> np.ndarray:
         """Inertia about the hinge point H [kg m^2] (parallel-axis theorem), link frame."""
-        return parallel_axis(self.inertia_com, self.mass, self.com)
+        return self._inertia_hinge
 
     @property
     def parameters(self) -> np.ndarray:

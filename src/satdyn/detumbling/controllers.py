@@ -27,7 +27,7 @@ import numpy as np
 
 from ..spatial import vee
 from .client import N_PARAMETERS, LINK_PARAMETER_SLICES, ClientParams, HingeParams
-from .dynamics import damping_matrix, mass_matrix
+from .dynamics import _cross, damping_matrix, mass_matrix
 from .regressors import composite_regressor, full_regressor, rigid_regressor
 
 __all__ = ["CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "Measurement",
@@ -255,16 +255,16 @@ def tug_command(tug: TugController, meas: Measurement, pi_hat: np.ndarray,
             Ss[:3] = tug.workload * meas.s[:3]
             Ss[rows] = s_omega
             pi_dot = -g.Gamma_pi * (meas.Y.T @ Ss)
-            d_dot = g.Gamma_d * (R.T @ np.cross(f, s_omega))
+            d_dot = g.Gamma_d * (R.T @ _cross(f, s_omega))
     else:
         T = tug.workload * (meas.Y @ pi_hat - g.K_c * meas.s)
         f = T[:3]
         torque_about_H = T[3:]
         s_omega = meas.s[3:]
         pi_dot = -g.Gamma_pi * (meas.Y.T @ meas.s)
-        d_dot = g.Gamma_d * (R.T @ np.cross(f, s_omega))
+        d_dot = g.Gamma_d * (R.T @ _cross(f, s_omega))
     # W = G(R d_hat)^{-1} [f; torque about H]: the tug moves the torque to where it believes it is.
-    tau = torque_about_H - np.cross(R @ d_hat, f)
+    tau = torque_about_H - _cross(R @ d_hat, f)
     return np.concatenate([f, tau]), pi_dot, d_dot
 
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spatial import skew
+from ..spatial.algebra import _skew as skew  # unchecked variant: inner loop
 from .client import N_PARAMETERS, HingeParams
-from .dynamics import hinge_angle, hinge_rate, spring_basis
+from .dynamics import _cross, hinge_angle, hinge_rate, spring_basis
 
 __all__ = ["inertia_operator", "link_regressor", "hinge_regressor", "full_regressor",
            "composite_regressor", "rigid_regressor", "grasp_regressor"]
@@ -52,7 +52,7 @@ def link_regressor(R: np.ndarray, omega: np.ndarray, a_r: np.ndarray, omega_r: n
     Y[:3, 0] = a_r
     Y[:3, 1:4] = (skew(alpha_r) + skew(omega_r) @ skew(omega)) @ R
     Y[3:, 1:4] = -skew(a_r) @ R
-    Y[3:, 4:10] = (R @ inertia_operator(R.T @ (alpha_r - np.cross(omega, omega_r)))
+    Y[3:, 4:10] = (R @ inertia_operator(R.T @ (alpha_r - _cross(omega, omega_r)))
                    + skew(omega_r) @ R @ inertia_operator(R.T @ omega))
     return Y
 
