@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from scipy.integrate import simpson
+from scipy.integrate import cumulative_simpson, simpson
 
 from satdyn.detumbling import dynamics as dyn
 from satdyn.detumbling import run_metrics, simulate, simulate_free_motion
@@ -73,9 +73,10 @@ def test_known_parameter_B(known_run, scenario):
     dV = np.diff(r.V)
     assert np.all(dV[r.V[:-1] > 1e-10] < 0)
     assert dV.max() < 1e-12
-    # V_dot = -s^T (K + D) s: second-order differences on the 0.01 s grid (error ~ dt^2 V''' ~ 1e-3 relative)
-    fd = np.gradient(r.V, r.t)
-    assert np.abs(fd[1:-1] - r.V_rate[1:-1]).max() < 2e-3 * np.abs(r.V_rate).max()
+    # V_dot = -s^T (K + D) s: V(t) - V(0) equals the integral of the analytic rate (cumulative Simpson on
+    # the 0.01 s grid: the ~0.05 s initial transient limits it to ~1e-5 of V(0); the exact instantaneous
+    # identity is test_controllers.py::test_lyapunov_rate_identity)
+    assert np.abs(r.V - r.V[0] - cumulative_simpson(r.V_rate, x=r.t, initial=0.0)).max() < 5e-5 * r.V[0]
     # convergence to rest at the desired pose (spec §7.11)
     assert np.linalg.norm(r.nu[-1]) < 1e-4
     assert np.linalg.norm(r.position_error[-1]) < 1e-4
@@ -105,8 +106,7 @@ def test_adaptive_B_lyapunov(adaptive_run):
     assert r.V[0] == pytest.approx(203.9, abs=0.1)
     assert r.V[-1] == pytest.approx(134.9, abs=0.5)
     assert np.diff(r.V).max() < 1e-6
-    fd = np.gradient(r.V, r.t)
-    assert np.abs(fd[1:-1] - r.V_rate[1:-1]).max() < 2e-3 * np.abs(r.V_rate).max()
+    assert np.abs(r.V - r.V[0] - cumulative_simpson(r.V_rate, x=r.t, initial=0.0)).max() < 5e-5 * r.V[0]
     assert np.all(r.V > 0)
 
 
@@ -134,23 +134,25 @@ def test_adaptive_B_estimates_bounded(adaptive_run):
     np.testing.assert_array_equal(r.pi_hat[:, 0, 14:20], np.broadcast_to(r.pi_hat[0, 0, 14:20], (r.t.size, 6)))
 
 
-def test_momentum_bookkeeping_under_control(adaptive_run, scenario):
-    """L(T) - L(0) = int (f1 + f2) dt and H_O(T) - H_O(0) = int sum_i (p + R_i d_i) x f_i + tau_i dt."""
-    r = adaptive_run
+def test_momentum_bookkeeping_under_control(scenario):
+    """L(T) - L(0) = int (f1 + f2) dt and H_O(T) - H_O(0) = int sum_i (p + R_i d_i) x f_i + tau_i dt.
+
+    Own 2 s run sampled every 1 ms (the first transient has a ~0.05 s time scale): Simpson's error
+    ~ dt^4 |d4f/dt4| T is then ~1e-8 of the momenta, well inside the 1e-6 of spec test 10.
+    """
+    sc = dataclasses.replace(scenario, simulation=dataclasses.replace(scenario.simulation, sample_dt=1e-3))
+    r = simulate(sc, "B", duration=2.0)
     c = scenario.client
-    n = np.searchsorted(r.t, 5.0) + 1  # the first 5 s carry nearly all the impulse
-    t = r.t[:n]
-    L = np.array([dyn.linear_momentum(c, a, b, v) for a, b, v in zip(r.R1[:n], r.R2[:n], r.nu[:n])])
-    H = np.array([dyn.angular_momentum(c, q, a, b, v) for q, a, b, v in zip(r.position[:n], r.R1[:n], r.R2[:n],
-                                                                           r.nu[:n])])
-    f = r.wrenches[:n, :, :3]
-    moment = np.zeros((n, 3))
-    for i, R in enumerate((r.R1[:n], r.R2[:n])):
-        arm = r.position[:n] + np.einsum("nij,j->ni", R, c.grasps[i])
-        moment += np.cross(arm, f[:, i]) + r.wrenches[:n, i, 3:]
-    # Simpson on the 0.01 s grid: error ~ dt^4 |f''''| T ~ 1e-6 of the ~60 kg m/s change
-    np.testing.assert_allclose(L[-1] - L[0], simpson(f.sum(axis=1), x=t, axis=0), atol=1e-5 * np.abs(L[0]).max())
-    np.testing.assert_allclose(H[-1] - H[0], simpson(moment, x=t, axis=0), atol=1e-5 * np.abs(H[0]).max())
+    L = np.array([dyn.linear_momentum(c, a, b, v) for a, b, v in zip(r.R1, r.R2, r.nu)])
+    H = np.array([dyn.angular_momentum(c, q, a, b, v) for q, a, b, v in zip(r.position, r.R1, r.R2, r.nu)])
+    f = r.wrenches[:, :, :3]
+    moment = np.zeros((r.t.size, 3))
+    for i, R in enumerate((r.R1, r.R2)):
+        arm = r.position + np.einsum("nij,j->ni", R, c.grasps[i])  # true grasp points
+        moment += np.cross(arm, f[:, i]) + r.wrenches[:, i, 3:]
+    assert np.linalg.norm(L[-1] - L[0]) > 10  # the tugs did change the momenta
+    np.testing.assert_allclose(L[-1] - L[0], simpson(f.sum(axis=1), x=r.t, axis=0), atol=1e-6 * np.abs(L[0]).max())
+    np.testing.assert_allclose(H[-1] - H[0], simpson(moment, x=r.t, axis=0), atol=1e-6 * np.abs(H[0]).max())
 
 
 # -------------------------------------------------------------------------------- robustness (test 14)
