@@ -207,3 +207,36 @@ def test_controller_A_works_with_stiff_hinge(scenario):
     late = r.t >= 20.0
     assert np.linalg.norm(r.nu[late, 3:6], axis=1).max() < 0.01
     assert np.linalg.norm(r.nu[late, 6:9], axis=1).max() < 0.01
+
+
+# ------------------------------------------------------------------------ frame invariance (test 16)
+
+def test_frame_invariance(scenario):
+    """Rotating the world frame (initial state, p_d, R_d) rotates the trajectory; V and estimates unchanged."""
+    from satdyn.detumbling import DesiredPose, InitialState
+    from satdyn.spatial import dcm_from_quaternion, quaternion_from_dcm, so3_exp
+
+    Q = so3_exp(np.array([0.3, -1.2, 0.8]))
+    ini = scenario.initial
+    rotated = dataclasses.replace(
+        scenario,
+        initial=InitialState(position=Q @ np.array([0.1, -0.2, 0.3]),
+                             attitude1=quaternion_from_dcm(Q @ dcm_from_quaternion(ini.attitude1)),
+                             attitude2=quaternion_from_dcm(Q @ dcm_from_quaternion(ini.attitude2)),
+                             velocity=Q @ ini.velocity, omega1=Q @ ini.omega1, omega2=Q @ ini.omega2),
+        desired=DesiredPose(Q @ scenario.desired.position, Q @ scenario.desired.attitude))
+    base = dataclasses.replace(scenario, initial=dataclasses.replace(ini, position=np.array([0.1, -0.2, 0.3])))
+    # tight solver tolerances: the two runs take different adaptive steps, and their difference shrinks
+    # with rtol (1e-6 at rtol 1e-8, 1e-10 at 1e-12), so only a frame-dependent bug survives 1e-7
+    tight = dict(simulation=dataclasses.replace(scenario.simulation, rtol=1e-11, atol=1e-13))
+    a = simulate(dataclasses.replace(base, **tight), "B", duration=1.5)
+    b = simulate(dataclasses.replace(rotated, **tight), "B", duration=1.5)
+    np.testing.assert_allclose(b.position, a.position @ Q.T, atol=1e-9)
+    np.testing.assert_allclose(b.R1, Q @ a.R1, atol=1e-9)
+    np.testing.assert_allclose(b.R2, Q @ a.R2, atol=1e-9)
+    np.testing.assert_allclose(b.nu.reshape(-1, 3, 3), a.nu.reshape(-1, 3, 3) @ Q.T, atol=1e-7)
+    np.testing.assert_allclose(b.wrenches.reshape(-1, 2, 2, 3), a.wrenches.reshape(-1, 2, 2, 3) @ Q.T, atol=1e-6)
+    np.testing.assert_allclose(b.V, a.V, rtol=1e-9)
+    np.testing.assert_allclose(b.pi_hat, a.pi_hat, atol=1e-6)
+    np.testing.assert_allclose(b.d_hat, a.d_hat, atol=1e-9)
+    assert np.abs(b.nu - a.nu).max() > 0.1  # the frames really differ
