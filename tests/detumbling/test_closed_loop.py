@@ -240,3 +240,14 @@ def test_frame_invariance(scenario):
     np.testing.assert_allclose(b.pi_hat, a.pi_hat, atol=1e-6)
     np.testing.assert_allclose(b.d_hat, a.d_hat, atol=1e-9)
     assert np.abs(b.nu - a.nu).max() > 0.1  # the frames really differ
+
+
+def test_fixed_step_rk4_matches_adaptive_solver(scenario):
+    """The RK4 option (2 ms, MuJoCo-like step) follows the DOP853 run (rtol 1e-8): global error ~ h^4."""
+    rk4 = dataclasses.replace(scenario, simulation=dataclasses.replace(scenario.simulation, method="RK4"))
+    a = simulate(scenario, "B", duration=2.0)
+    b = simulate(rk4, "B", duration=2.0)
+    np.testing.assert_array_equal(a.t, b.t)
+    assert b.n_rhs == 4 * 1000
+    assert np.abs(a.nu - b.nu).max() < 1e-4
+    assert np.abs(a.V - b.V).max() < 1e-4 * a.V[0]

@@ -66,9 +66,11 @@ class InitialState:
 
 @dataclass(frozen=True)
 class SimulationOptions:
-    """``solve_ivp`` settings (spec §4.3): horizon ``duration`` [s], ``method``, ``rtol``, ``atol``,
-    ``max_step`` [s]; logging grid ``sample_dt`` [s]; the run stops when ``|theta*|`` comes within
-    ``hinge_angle_margin`` [rad] of pi (the log-map spring wraps there)."""
+    """Integrator settings (spec §4.3): horizon ``duration`` [s]; ``method`` a ``solve_ivp`` method
+    with ``rtol``, ``atol``, ``max_step`` [s], or ``"RK4"``: classical fixed-step Runge-Kutta with step
+    ``fixed_step`` [s] (2 ms, a MuJoCo-like step; ``sample_dt`` must be a multiple of it); logging grid
+    ``sample_dt`` [s]; the run stops when ``|theta*|`` comes within ``hinge_angle_margin`` [rad] of pi
+    (the log-map spring wraps there)."""
 
     duration: float = 30.0
     method: str = "DOP853"
@@ -77,14 +79,19 @@ class SimulationOptions:
     max_step: float = 0.05
     sample_dt: float = 0.01
     hinge_angle_margin: float = 0.05
+    fixed_step: float = 0.002
 
     def __post_init__(self):
-        for name in ("duration", "rtol", "atol", "max_step", "sample_dt", "hinge_angle_margin"):
+        for name in ("duration", "rtol", "atol", "max_step", "sample_dt", "hinge_angle_margin", "fixed_step"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
                 raise ValueError(f"`simulation.{name}` must be a positive number; got {value!r}")
-        if self.method not in ("RK45", "DOP853", "RK23", "Radau", "BDF", "LSODA"):
-            raise ValueError(f"`simulation.method` must be a solve_ivp method name; got {self.method!r}")
+        if self.method not in ("RK45", "DOP853", "RK23", "Radau", "BDF", "LSODA", "RK4"):
+            raise ValueError(f"`simulation.method` must be a solve_ivp method name or 'RK4'; got {self.method!r}")
+        ratio = self.sample_dt / self.fixed_step
+        if self.method == "RK4" and abs(ratio - round(ratio)) > 1e-9 * ratio:
+            raise ValueError(f"`simulation.sample_dt` ({self.sample_dt}) must be a multiple of "
+                             f"`simulation.fixed_step` ({self.fixed_step}) for RK4")
 
 
 @dataclass(frozen=True)
@@ -236,7 +243,8 @@ def scenario_from_dict(raw: dict) -> Scenario:
                 duration=_scalar(s, "duration", w, s0.duration), method=_scalar(s, "method", w, s0.method, str),
                 rtol=_scalar(s, "rtol", w, s0.rtol), atol=_scalar(s, "atol", w, s0.atol),
                 max_step=_scalar(s, "max_step", w, s0.max_step), sample_dt=_scalar(s, "sample_dt", w, s0.sample_dt),
-                hinge_angle_margin=_scalar(s, "hinge_angle_margin", w, s0.hinge_angle_margin))
+                hinge_angle_margin=_scalar(s, "hinge_angle_margin", w, s0.hinge_angle_margin),
+                fixed_step=_scalar(s, "fixed_step", w, s0.fixed_step))
     return _wrap("controller", Scenario,
                  name=name, client=client, resolutions=res, initial=initial, desired=desired,
                  controller=_scalar(c, "kind", w, "B", str), gains=gains,

@@ -249,15 +249,43 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
     t_eval = np.arange(0.0, T + 0.5 * opts.sample_dt, opts.sample_dt)
     t_eval = t_eval[t_eval <= T]
     start = time.perf_counter()
-    sol = solve_ivp(rhs, (0.0, T), x0, method=opts.method, rtol=opts.rtol, atol=opts.atol,
-                    max_step=opts.max_step, t_eval=t_eval, events=hinge_limit)
-    if sol.status == -1:
-        raise RuntimeError(f"integration failed: {sol.message}")
+    if opts.method == "RK4":
+        t_out, X, stopped = _fixed_step_rk4(rhs, x0, T, opts.fixed_step, opts.sample_dt, hinge_limit)
+    else:
+        sol = solve_ivp(rhs, (0.0, T), x0, method=opts.method, rtol=opts.rtol, atol=opts.atol,
+                        max_step=opts.max_step, t_eval=t_eval, events=hinge_limit)
+        if sol.status == -1:
+            raise RuntimeError(f"integration failed: {sol.message}")
+        t_out, X, stopped = sol.t, sol.y.T, sol.status == 1
     wall = time.perf_counter() - start
     if progress is not None:
-        progress(float(sol.t[-1]), T)
-    status = "hinge_angle_limit" if sol.status == 1 else "completed"
-    return _log(system, scenario, sol.t, sol.y.T, status, counter[0], wall)
+        progress(float(t_out[-1]), T)
+    status = "hinge_angle_limit" if stopped else "completed"
+    return _log(system, scenario, t_out, X, status, counter[0], wall)
+
+
+def _fixed_step_rk4(rhs, x0, T, h, sample_dt, event):
+    """Classical RK4 with step ``h``; states every ``sample_dt``; stops after the step where ``event < 0``."""
+    n_steps = int(round(T / h))
+    every = int(round(sample_dt / h))
+    x = x0.copy()
+    ts, xs = [0.0], [x0.copy()]
+    for k in range(n_steps):
+        t = k * h
+        k1 = rhs(t, x)
+        k2 = rhs(t + 0.5 * h, x + 0.5 * h * k1)
+        k3 = rhs(t + 0.5 * h, x + 0.5 * h * k2)
+        k4 = rhs(t + h, x + h * k3)
+        x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        if (k + 1) % every == 0 or k + 1 == n_steps:
+            ts.append((k + 1) * h)
+            xs.append(x.copy())
+        if event(t + h, x) < 0:
+            if ts[-1] != (k + 1) * h:
+                ts.append((k + 1) * h)
+                xs.append(x.copy())
+            return np.array(ts), np.array(xs), True
+    return np.array(ts), np.array(xs), False
 
 
 def _log(system: ClosedLoop, scenario: Scenario, t: np.ndarray, X: np.ndarray, status: str, n_rhs: int,
