@@ -51,6 +51,7 @@ def test_resolution_options_change_the_client():
     (("controller", "kind"), "Z", "controller.kind"),
     (("resolutions", "spring_model"), "cubic", "spring_model"),
     (("simulation", "rtol"), 0, "simulation.rtol"),
+    (("controller", "K_V"), 60.0, "controller.K_V"),  # misspelt: rejected, not silently defaulted
 ])
 def test_bad_scenario_fields_are_named(path, value, field):
     raw = _raw()

@@ -189,10 +189,35 @@ def _wrap(section: str, fn, *args, **kwargs):
         raise ValueError(f"scenario section `{section}`: {msg}") from None
 
 
+_KNOWN_FIELDS = {
+    "": {"name", "source", "synthetic", "table_i", "resolutions", "initial_conditions", "desired", "controller",
+         "simulation", "_doc"},
+    "resolutions": {f.name for f in fields(TableResolutions)},
+    "initial_conditions": {"position", "attitude1_xyzw", "attitude2_xyzw", "velocity", "omega1", "omega2"},
+    "desired": {"position", "attitude_xyzw"},
+    "controller": {"kind", "gamma", "K_v", "K_omega1", "K_omega2", "K_composite", "Gamma_pi", "Gamma_d",
+                   "workload_c", "initial_estimate_fraction", "initial_grasp_estimate1", "initial_grasp_estimate2"},
+    "simulation": {f.name for f in fields(SimulationOptions)},
+}
+
+
+def _check_known(raw: dict) -> None:
+    """Reject misspelt fields (a typo would otherwise silently fall back to a default)."""
+    for section, known in _KNOWN_FIELDS.items():
+        node = raw if section == "" else raw.get(section, {})
+        if not isinstance(node, dict):
+            raise ValueError(f"scenario field `{section}` must be an object")
+        for key in node:
+            if key not in known:
+                where = f"{section}.{key}" if section else key
+                raise ValueError(f"scenario field `{where}` is not known (expected one of {sorted(known)})")
+
+
 def scenario_from_dict(raw: dict) -> Scenario:
     """Build a :class:`Scenario` from the parsed JSON of a scenario file."""
     if not isinstance(raw, dict):
         raise ValueError("scenario file must contain a JSON object")
+    _check_known(raw)
     table = _get(raw, "table_i", "", required=True)
     r = _get(raw, "resolutions", "", {})
     d = TableResolutions()
