@@ -117,3 +117,16 @@ def test_controller_does_not_read_the_true_parameters(scenario, rng):
         outs.append(tug_command(tug, measure(tug, scenario.desired, p, R1, R2, nu), pi_hat, d_hat))
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
+
+
+def test_model_functions_name_bad_arguments(client):
+    from satdyn.detumbling import dynamics as dyn
+    R = np.eye(3)
+    with pytest.raises(ValueError, match="`nu` must have shape"):
+        dyn.forward_dynamics(client, R, R, np.zeros(6))
+    with pytest.raises(ValueError, match="`R2` must have shape"):
+        dyn.mass_matrix(client, R, np.eye(4))
+    with pytest.raises(TypeError, match="`W1`"):
+        dyn.generalized_force(client, R, R, "wrench", np.zeros(6))
+    with pytest.raises(ValueError, match="`kind`"):
+        simulate(load_scenario(), "Z")
