@@ -78,7 +78,10 @@ def plot_detumbling_run(run) -> dict[str, Figure]:
         for name, j in zip(names, mass_idx):
             line, = ax.plot(t, run.pi_hat[:, i, j], lw=1.0, label=f"{name} est.")
             ax.axhline(run.pi_true[j], color=line.get_color(), ls=":", lw=0.8)
-        for j, label in ((4, "J1xx"), (5, "J1yy"), (6, "J1zz")):
+        # each tug adapts the inertia of the link it holds (the other link's j has zero regressor rows)
+        own = ((4, "J1xx"), (5, "J1yy"), (6, "J1zz")) if (i == 0 or n <= 10) else ((14, "J2xx"), (15, "J2yy"),
+                                                                                   (16, "J2zz"))
+        for j, label in own:
             line, = ax.plot(t, run.pi_hat[:, i, j], lw=1.0, label=f"{label} est.")
             ax.axhline(run.pi_true[j], color=line.get_color(), ls=":", lw=0.8)
         if n > 20:
