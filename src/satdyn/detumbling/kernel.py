@@ -1,4 +1,4 @@
-"""Fused closed-loop right-hand side for controllers B and known (the simulation hot path).
+"""Fused closed-loop right-hand side (the simulation hot path).
 
 :func:`satdyn.detumbling.simulate.closed_loop_rhs` assembles the right-hand side from the
 model functions (``mass_matrix``, ``coriolis_matrix``, ``full_regressor``, ...), each of
@@ -9,8 +9,8 @@ written out: attitudes from the quaternions directly, ``theta*`` from the relati
 quaternion, ``C nu`` as vector products, one ``Log`` instead of two. The tugs still run
 :func:`satdyn.detumbling.controllers.tug_command` on their own estimates only.
 
-Arguments: ``system`` a :class:`~satdyn.detumbling.simulate.ClosedLoop` of kind ``"B"`` or
-``"known"`` with the log-map spring; ``x`` the closed-loop state (27 + 58,) (layout in
+Arguments: ``system`` a :class:`~satdyn.detumbling.simulate.ClosedLoop` (any controller kind)
+whose plant uses the log-map spring; ``x`` the closed-loop state (27 + 2n,) (layout in
 :mod:`satdyn.detumbling.simulate`). Tests check it against the reference to round-off.
 """
 
@@ -27,8 +27,8 @@ _I3 = np.eye(3)
 
 
 def supports_fused(system) -> bool:
-    """True when :func:`make_fused_rhs` applies (controllers B/known, log-map spring)."""
-    return system.kind in ("B", "known") and system.client.hinge.spring_model == "logmap"
+    """True when :func:`make_fused_rhs` applies (every controller; plant with the log-map spring)."""
+    return system.client.hinge.spring_model == "logmap"
 
 
 def _skew(a):
@@ -87,7 +87,7 @@ def _link_block(Y, R, w, a_r, w_r, al_r, cols, rows):
 def make_fused_rhs(system):
     """Return ``rhs(t, x)`` equal to ``closed_loop_rhs(system, t, x)``, evaluated faster."""
     if not supports_fused(system):
-        raise ValueError("`system` must use controller 'B' or 'known' with the 'logmap' spring")
+        raise ValueError("`system` must use the 'logmap' hinge spring (the 'trace' spring has no fused kernel)")
     c = system.client
     m = c.link1.mass + c.link2.mass
     h1, h2 = c.link1.first_moment, c.link2.first_moment
@@ -97,6 +97,8 @@ def make_fused_rhs(system):
     p_d, R_d = system.desired.position, system.desired.attitude
     gamma = system.tugs[0].gains.gamma
     tugs = system.tugs
+    kind = system.kind
+    full_chain = kind in ("B", "known")
     n = system.n_parameters
     eps_c = tugs[0].structure.friction_eps  # the controller's assumed regularisation
 
@@ -133,15 +135,24 @@ def make_fused_rhs(system):
             R_e = R_d.T @ R
             nu_r[sl] = -gamma * (R_d @ _vee_skew_part(R_e))
             nu_r_dot[sl] = -0.5 * gamma * (R_d @ ((np.trace(R_e) * _I3 - R_e.T) @ (R.T @ w)))
-        s = nu - nu_r
-        Y = np.zeros((9, n))
         a_r = nu_r_dot[:3]
-        _link_block(Y, R1, w1, a_r, nu_r[3:6], nu_r_dot[3:6], 0, 3)
-        _link_block(Y, R2, w2, a_r, nu_r[6:9], nu_r_dot[6:9], 10, 6)
-        w_r_rel = R1.T @ (nu_r[6:9] - nu_r[3:6])
-        Yh = np.concatenate([R1 @ (JT * theta), R1 * w_r_rel, R1 * np.tanh(w_rel / eps_c)], axis=1)
-        Y[3:6, 20:29] = -Yh
-        Y[6:9, 20:29] = Yh
+        if full_chain:
+            s = nu - nu_r
+            Y = np.zeros((9, n))
+            _link_block(Y, R1, w1, a_r, nu_r[3:6], nu_r_dot[3:6], 0, 3)
+            _link_block(Y, R2, w2, a_r, nu_r[6:9], nu_r_dot[6:9], 10, 6)
+            w_r_rel = R1.T @ (nu_r[6:9] - nu_r[3:6])
+            Yh = np.concatenate([R1 @ (JT * theta), R1 * w_r_rel, R1 * np.tanh(w_rel / eps_c)], axis=1)
+            Y[3:6, 20:29] = -Yh
+            Y[6:9, 20:29] = Yh
+        else:
+            # composite (A) / rigid (R): 6-D error on [v, omega1], both links on Link-1's reference
+            s = nu[:6] - nu_r[:6]
+            Y = np.zeros((6, n))
+            _link_block(Y, R1, w1, a_r, nu_r[3:6], nu_r_dot[3:6], 0, 3)
+            if kind == "A":
+                _link_block(Y, R2, w2, a_r, nu_r[3:6], nu_r_dot[3:6], 10, 3)
+                Y[3:, 20:29] = np.concatenate([R1 * theta, R1 * w_rel, R1 * np.tanh(w_rel / eps_c)], axis=1)
         meas = Measurement(p, (R1, R2), nu, nu_r, nu_r_dot, s, Y)
 
         # each tug: own estimates only
