@@ -170,11 +170,17 @@ def _variant(scenario, name):
 
 
 @pytest.mark.parametrize("name", [
-    "friction", "pi_hat(0) = 0", "c=0.3",
+    "friction", "pi_hat(0) = 0", pytest.param("c=0.3", marks=pytest.mark.slow),
     pytest.param("hinge x100", marks=pytest.mark.slow), pytest.param("c=0.7", marks=pytest.mark.slow)])
 def test_robustness_smoke(scenario, name):
-    """Each variant keeps V monotone and detumbles (|v|, |omega_i| < 5e-3 at 30 s). d_hat(0) = 0 throughout."""
-    r = simulate(_variant(scenario, name), "B")
+    """Each variant keeps V monotone and detumbles (|v|, |omega_i| < 5e-3 at 30 s). d_hat(0) = 0 throughout.
+
+    Two variants run by default; c = 0.3, c = 0.7 and hinge x100 are slow-marked (they pass: `-m slow`).
+    """
+    variant = _variant(scenario, name)
+    # logged every 0.05 s (V monotonicity is a property of the flow; a coarser grid only saves logging time)
+    variant = dataclasses.replace(variant, simulation=dataclasses.replace(variant.simulation, sample_dt=0.05))
+    r = simulate(variant, "B")
     assert r.status == "completed"
     assert np.diff(r.V).max() < 1e-6
     m = run_metrics(r)
@@ -229,8 +235,8 @@ def test_frame_invariance(scenario):
     # tight solver tolerances: the two runs take different adaptive steps, and their difference shrinks
     # with rtol (1e-6 at rtol 1e-8, 1e-10 at 1e-12), so only a frame-dependent bug survives 1e-7
     tight = dict(simulation=dataclasses.replace(scenario.simulation, rtol=1e-11, atol=1e-13))
-    a = simulate(dataclasses.replace(base, **tight), "B", duration=1.5)
-    b = simulate(dataclasses.replace(rotated, **tight), "B", duration=1.5)
+    a = simulate(dataclasses.replace(base, **tight), "B", duration=1.0)
+    b = simulate(dataclasses.replace(rotated, **tight), "B", duration=1.0)
     np.testing.assert_allclose(b.position, a.position @ Q.T, atol=1e-9)
     np.testing.assert_allclose(b.R1, Q @ a.R1, atol=1e-9)
     np.testing.assert_allclose(b.R2, Q @ a.R2, atol=1e-9)

@@ -80,7 +80,7 @@ def test_bad_arguments(scenario):
 
 def test_cli_writes_results_and_figures(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["detumbling", "--duration", "3", "--quiet", "--out", str(out)]) == 0
+    assert main(["detumbling", "--duration", "1", "--quiet", "--out", str(out)]) == 0
     data = json.loads((out / "results.json").read_text())
     assert set(data["final"]) == {"v", "omega1", "omega2", "position_error", "hinge_angle"}
     assert set(data["settling_time_s"]) == {"v", "omega1", "omega2"}
