@@ -128,3 +128,14 @@ def test_fused_kernel_equals_reference(scenario, rng, kind):
         x = _random_x(system, scenario, rng)
         a, b = closed_loop_rhs(system, 0.0, x), fused(0.0, x)
         np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())
+
+
+@pytest.mark.parametrize("kind, n", [("B", 29), ("R", 10)])
+def test_state_layout(scenario, kind, n):
+    system = closed_loop(scenario, kind)
+    x = initial_state_vector(system, scenario)
+    assert system.n_parameters == n and x.size == system.n_states == 26 + 2 * n
+    st = unpack_state(system, x)
+    np.testing.assert_array_equal(st.nu, scenario.initial.nu)
+    np.testing.assert_array_equal(st.d_hats[1], scenario.grasp_estimates[1])
+    np.testing.assert_allclose(st.pi_hats[0], scenario.estimate_fraction * scenario.client.parameters[:n])

@@ -10,7 +10,7 @@ quaternion, ``C nu`` as vector products, one ``Log`` instead of two. The tugs st
 :func:`satdyn.detumbling.controllers.tug_command` on their own estimates only.
 
 Arguments: ``system`` a :class:`~satdyn.detumbling.simulate.ClosedLoop` (any controller kind)
-whose plant uses the log-map spring; ``x`` the closed-loop state (27 + 2n,) (layout in
+whose plant uses the log-map spring; ``x`` the closed-loop state (26 + 2n,) (layout in
 :mod:`satdyn.detumbling.simulate`). Tests check it against the reference to round-off.
 """
 

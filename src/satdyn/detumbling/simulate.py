@@ -1,6 +1,6 @@
 """Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; spec 002 §4.3).
 
-State vector ``x`` (length ``27 + 2 n``, n = 29 parameters, 10 for controller R)::
+State vector ``x`` (length ``26 + 2 n``, n = 29 parameters, 10 for controller R)::
 
     [p(3), q1(4), q2(4), v(3), omega1(3), omega2(3), pi_hat1(n), pi_hat2(n), d_hat1(3), d_hat2(3)]
 
@@ -53,7 +53,7 @@ class ClosedLoop:
 
     @property
     def n_states(self) -> int:
-        return 27 + 2 * self.n_parameters
+        return 26 + 2 * self.n_parameters
 
 
 def closed_loop(scenario: Scenario, kind: str | None = None) -> ClosedLoop:
