@@ -273,6 +273,22 @@ def lyapunov(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu, pi
 
     ``s = nu - nu_r`` is the 9-D error of controller B for every kind (for A and R it is a
     diagnostic only: no Lyapunov guarantee); the estimate terms are absent for "known".
+
+    Parameters
+    ----------
+    client : ClientParams
+        The true client (V measures the estimate errors against it).
+    tugs : pair of TugController
+    desired : DesiredPose
+    p : ndarray (3,); R1, R2 : ndarray (3, 3); nu : ndarray (9,)
+        Client state.
+    pi_hats : pair of ndarray (n,); d_hats : pair of ndarray (3,)
+        Both tugs' estimates.
+
+    Returns
+    -------
+    float
+        V [J].
     """
     g = tugs[0].gains
     nu_r, _ = reference_velocity(desired, g.gamma, p, R1, R2, nu)
