@@ -6,5 +6,6 @@ object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
 from .demo import plot_rigid_spacecraft_inertia
+from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
 
-__all__ = ["plot_rigid_spacecraft_inertia"]
+__all__ = ["plot_rigid_spacecraft_inertia", "plot_detumbling_run", "plot_detumbling_experiment", "plot_detumbling_study"]

@@ -1,0 +1,44 @@
+"""satdyn.detumbling: adaptive detumbling of a non-rigid satellite by two space tugs (spec 002).
+
+The client is two rigid links joined at a hinge point H by a spherical hinge with torsional
+spring, damper and smooth Coulomb friction; two tugs grasp it (one per link) and bring it
+to rest without knowing its parameters or their exact grasp points, and without
+communicating. Modules (one concept each):
+
+* :mod:`.client` -- immutable model data, the 29-parameter vector, Table I with its resolutions;
+* :mod:`.scenario` -- scenarios (JSON files), initial state, gains, solver settings;
+* :mod:`.dynamics` -- ``M``, ``C``, ``D``, spring/friction forces, forward dynamics, energy, momenta, grasp maps;
+* :mod:`.regressors` -- full-chain (9x29), composite (6x29), rigid (6x10), grasp regressors;
+* :mod:`.controllers` -- controllers B, known, A, R; reference; Lyapunov function and rate;
+* :mod:`.simulate` -- closed-loop ``solve_ivp`` runs logging the paper's Figs. 5-11 signals;
+* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known comparison and the hinge-stiffness sweep.
+"""
+
+from .client import (N_PARAMETERS, PARAMETER_NAMES, ClientParams, HingeParams, LinkParams, TableResolutions,
+                     client_from_table)
+from .controllers import (CONTROLLER_KINDS, ControllerGains, DesiredPose, TugController, lyapunov, lyapunov_rate,
+                          make_tugs, measure, reference_velocity, tug_command)
+from .dynamics import (angular_momentum, coriolis_matrix, damping_matrix, energy, forward_dynamics,
+                       friction_force, generalized_force, grasp_map, grasp_twists, hinge_angle, hinge_rate,
+                       kinetic_energy, linear_momentum, mass_matrix, spring_force)
+from .experiments import (DetumblingExperiment, DetumblingStudy, RunMetrics, detumbling_experiment,
+                          detumbling_study, run_metrics)
+from .regressors import (composite_regressor, full_regressor, grasp_regressor, link_regressor,
+                         rigid_regressor)
+from .scenario import InitialState, Scenario, SimulationOptions, load_scenario, paper_scenario
+from .simulate import DetumblingRun, closed_loop, simulate, simulate_free_motion
+
+__all__ = [
+    "N_PARAMETERS", "PARAMETER_NAMES", "LinkParams", "HingeParams", "ClientParams", "TableResolutions",
+    "client_from_table",
+    "InitialState", "SimulationOptions", "Scenario", "load_scenario", "paper_scenario",
+    "mass_matrix", "coriolis_matrix", "damping_matrix", "spring_force", "friction_force", "forward_dynamics",
+    "hinge_angle", "hinge_rate", "grasp_map", "generalized_force", "grasp_twists",
+    "kinetic_energy", "energy", "linear_momentum", "angular_momentum",
+    "link_regressor", "full_regressor", "composite_regressor", "rigid_regressor", "grasp_regressor",
+    "CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "make_tugs", "reference_velocity",
+    "measure", "tug_command", "lyapunov", "lyapunov_rate",
+    "DetumblingRun", "closed_loop", "simulate", "simulate_free_motion",
+    "RunMetrics", "run_metrics", "DetumblingStudy", "detumbling_study", "DetumblingExperiment",
+    "detumbling_experiment",
+]
