@@ -56,21 +56,33 @@ class InterfaceWrenches:
         Body-frame spatial accelerations at the body origins (gravity not folded in).
     efforts : ndarray, shape (..., nv)
         Total generalized efforts (actuator plus spring-damper).
+    child_on_parent : ndarray, shape (..., n_bodies, 6)
+        Seed 004's emitted wrench ``[W_{A/B,P0}]_b``: applied by body i on its parent, at the
+        joint's point P0 fixed in the parent (the port; eq. 93 for a prismatic), in the parent
+        frame. Row 0 (the root) is zero.
     """
 
-    def __init__(self, joint_wrenches, accelerations, efforts):
+    def __init__(self, joint_wrenches, accelerations, efforts, child_on_parent):
         self.joint_wrenches = joint_wrenches
         self.accelerations = accelerations
         self.efforts = efforts
+        self.child_on_parent = child_on_parent
 
 
 def interface_wrenches(model, q, v, a, *, fext=None, t=0.0) -> InterfaceWrenches:
     """Inverse dynamics that also returns every joint's transmitted wrench (see :class:`InterfaceWrenches`)."""
     shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
     fx = prepare_fext(model, fext, shape)
-    tau, f, acc = _rnea(model, qf, vf, af, fx, t)
-    return InterfaceWrenches(f.reshape(shape + (model.n_bodies, 6)), acc.reshape(shape + (model.n_bodies, 6)),
-                             tau.reshape(shape + (model.nv,)))
+    kin = forward_kinematics(model, qf, vf, t)
+    tau, f, acc = _rnea(model, qf, vf, af, fx, t, kin)
+    emitted = np.zeros_like(f)
+    for i in range(1, model.n_bodies):
+        R, offset = kin.R[i], kin.p[i] - model.joints[i].position
+        F = -np.einsum("nij,nj->ni", R, f[:, i, :3])
+        emitted[:, i] = np.concatenate([F, -np.einsum("nij,nj->ni", R, f[:, i, 3:]) + np.cross(offset, F)], 1)
+    nb = model.n_bodies
+    return InterfaceWrenches(f.reshape(shape + (nb, 6)), acc.reshape(shape + (nb, 6)),
+                             tau.reshape(shape + (model.nv,)), emitted.reshape(shape + (nb, 6)))
 
 
 def _rnea(model, q, v, a, fext, t, kin=None):

@@ -53,14 +53,22 @@ class Body:
     @property
     def spatial_inertia(self) -> np.ndarray:
         """6x6 dynamic model ``D_O`` at the body-frame origin (seed 004 eq. 13), ``[linear; angular]``."""
+        if self.mass == 0.0:  # a massless frame (URDF link without <inertial>)
+            if np.any(self.inertia):
+                raise ValueError(f"body {self.name!r}: zero mass with non-zero inertia")
+            return np.zeros((6, 6))
         return rigid_mass_matrix(self.mass, self.inertia, self.com)
 
 
 def body(name: str, mass, *, com=None, inertia=None, ports: Mapping | None = None) -> Body:
-    """Create a :class:`Body`. ``inertia`` about the CoM defaults to zero (a point mass)."""
+    """Create a :class:`Body`. ``inertia`` about the CoM defaults to zero (a point mass).
+
+    ``mass`` [kg] > 0, or 0 for a massless frame (which must then have no inertia; a massless
+    body cannot end a forward-mode branch, spec 004 §3.8).
+    """
     m = float(as_float_array(mass, "mass"))
-    if m <= 0.0:
-        raise ValueError(f"`mass` of body {name!r} must be positive [kg]; got {m}")
+    if m < 0.0:
+        raise ValueError(f"`mass` of body {name!r} must be >= 0 [kg]; got {m}")
     c = np.zeros(3) if com is None else as_batch_of(com, (3,), "com").reshape(3)
     J = np.zeros((3, 3)) if inertia is None else as_batch_of(inertia, (3, 3), "inertia").reshape(3, 3)
     if not np.allclose(J, J.T, atol=1e-12 * max(1.0, np.abs(J).max())):
@@ -195,8 +203,8 @@ class Model:
 
     @property
     def total_mass(self) -> float:
-        start = 0 if self.joints[0].kind in ("floating", "floating_euler") or True else 1
-        return float(sum(b.mass for b in self.bodies[start:]))
+        """Sum of all body masses (the root's included) [kg]."""
+        return float(sum(b.mass for b in self.bodies))
 
 
 _SUFFIX = {
