@@ -88,7 +88,8 @@ def interface_wrenches(model, q, v, a, *, fext=None, t=0.0) -> InterfaceWrenches
 def _rnea(model, q, v, a, fext, t, kin=None):
     """Flat-batch RNEA: total efforts (N, nv), joint wrenches (N, nb, 6), body accelerations (N, nb, 6)."""
     if kin is None:
-        kin = forward_kinematics(model, q, v, t)
+        loads = fext is not None or model.external_wrenches or model.loop_closures
+        kin = forward_kinematics(model, q, v, t, world=bool(loads) or bool(np.any(model.gravity)))
     f_ext = external_body_wrenches(model, kin, t, fext)
     n, nb = q.shape[0], model.n_bodies
     f = np.zeros((n, nb, 6))
@@ -106,7 +107,9 @@ def _rnea(model, q, v, a, fext, t, kin=None):
         D = model.spatial_inertias[i]
         twist = kin.twist[i]
         # eq. (29): W_ext = D (x_dot' - g) + C(x') D x'  (gravity is inside ai)
-        f[:, i] = ai @ D.T + cross_force(twist, twist @ D.T) - f_ext[:, i]
+        f[:, i] = ai @ D.T + cross_force(twist, twist @ D.T)
+        if f_ext is not None:
+            f[:, i] -= f_ext[:, i]
     tau = np.zeros((n, model.nv))
     for i in range(nb - 1, -1, -1):
         joint, parent = model.joints[i], model.parents[i]

@@ -23,37 +23,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spatial import rotvec_from_dcm, skew
+from ..spatial import rotvec_from_dcm
+from ..spatial.algebra import _skew  # unchecked variant: inner loop of every algorithm
 from ..spatial._checks import as_batch_of, broadcast_batches
 from .joints import joint_placement
 
-__all__ = ["Kinematics", "forward_kinematics", "cross_motion", "cross_force", "motion_to_child",
+__all__ = ["cross", "Kinematics", "forward_kinematics", "cross_motion", "cross_force", "motion_to_child",
            "force_to_parent", "motion_transform_to_child", "external_body_wrenches", "point_states",
            "prepare_inputs"]
+
+
+def cross(a, b):
+    """Row-wise cross product of (..., 3) arrays (``np.cross`` without its dtype copies: hot path)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def cross_motion(v, m):
     """``v x m`` for motion vectors ``[lin; ang]`` (N, 6)."""
     w, u = v[:, 3:], v[:, :3]
-    return np.concatenate([np.cross(w, m[:, :3]) + np.cross(u, m[:, 3:]), np.cross(w, m[:, 3:])], 1)
+    return np.concatenate([cross(w, m[:, :3]) + cross(u, m[:, 3:]), cross(w, m[:, 3:])], 1)
 
 
 def cross_force(v, f):
     """``v x* f`` = C(x') f of seed 004 eq. (26): ``[w x F; u x F + w x T]`` (N, 6)."""
     w, u = v[:, 3:], v[:, :3]
-    return np.concatenate([np.cross(w, f[:, :3]), np.cross(u, f[:, :3]) + np.cross(w, f[:, 3:])], 1)
+    return np.concatenate([cross(w, f[:, :3]), cross(u, f[:, :3]) + cross(w, f[:, 3:])], 1)
 
 
 def motion_to_child(R, p, m):
     """Parent-frame motion (at the parent origin) to the child frame at the child origin."""
-    lin = m[:, :3] + np.cross(m[:, 3:], p)
+    lin = m[:, :3] + cross(m[:, 3:], p)
     return np.concatenate([np.einsum("nji,nj->ni", R, lin), np.einsum("nji,nj->ni", R, m[:, 3:])], 1)
 
 
 def force_to_parent(R, p, f):
     """Child-frame wrench (at the child origin) to the parent frame at the parent origin (``X^T f``)."""
     F = np.einsum("nij,nj->ni", R, f[:, :3])
-    return np.concatenate([F, np.einsum("nij,nj->ni", R, f[:, 3:]) + np.cross(p, F)], 1)
+    return np.concatenate([F, np.einsum("nij,nj->ni", R, f[:, 3:]) + cross(p, F)], 1)
 
 
 def motion_transform_to_child(R, p):
@@ -62,7 +70,7 @@ def motion_transform_to_child(R, p):
     X = np.zeros(R.shape[:-2] + (6, 6))
     X[..., :3, :3] = Rt
     X[..., 3:, 3:] = Rt
-    X[..., :3, 3:] = -Rt @ skew(p)
+    X[..., :3, 3:] = -Rt @ _skew(p)
     return X
 
 
@@ -79,8 +87,11 @@ class Kinematics:
     root_acceleration: np.ndarray  # root-frame acceleration of the root's parent, gravity folded in
 
 
-def forward_kinematics(model, q, v, t=0.0) -> Kinematics:
-    """Placements, inertial poses, twists and velocity-product terms of every body (flat batch N)."""
+def forward_kinematics(model, q, v, t=0.0, world=True) -> Kinematics:
+    """Placements, inertial poses, twists and velocity-product terms of every body (flat batch N).
+
+    With ``world=False`` the inertial poses of non-root bodies are not computed (``None``).
+    """
     n = q.shape[0]
     R_list, p_list, Rw, rw, tw, bias = [], [], [], [], [], []
     g = model.gravity
@@ -110,8 +121,12 @@ def forward_kinematics(model, q, v, t=0.0) -> Kinematics:
                 root_acc = ghost
             bias.append(np.zeros((n, 6)))
         else:
-            Rw.append(Rw[parent] @ R)
-            rw.append(rw[parent] + np.einsum("nij,nj->ni", Rw[parent], p))
+            if world:
+                Rw.append(Rw[parent] @ R)
+                rw.append(rw[parent] + np.einsum("nij,nj->ni", Rw[parent], p))
+            else:
+                Rw.append(None)
+                rw.append(None)
             joint_twist = vj @ joint.motion_subspace.T
             child = motion_to_child(R, p, tw[parent]) + joint_twist
             tw.append(child)
@@ -126,23 +141,25 @@ def point_states(kin: Kinematics, body: int, point):
     R = kin.R_world[body]
     twist = kin.twist[body]
     pos = kin.r_world[body] + np.einsum("nij,j->ni", R, point)
-    vel = np.einsum("nij,nj->ni", R, twist[:, :3] + np.cross(twist[:, 3:], point))
+    vel = np.einsum("nij,nj->ni", R, twist[:, :3] + cross(twist[:, 3:], point))
     omega = np.einsum("nij,nj->ni", R, twist[:, 3:])
     return pos, vel, omega
 
 
 def _wrench_at_origin(R, point, F_world, T_world):
     F = np.einsum("nji,nj->ni", R, F_world)
-    return np.concatenate([F, np.einsum("nji,nj->ni", R, T_world) + np.cross(point, F)], 1)
+    return np.concatenate([F, np.einsum("nji,nj->ni", R, T_world) + cross(point, F)], 1)
 
 
-def external_body_wrenches(model, kin: Kinematics, t=0.0, fext=None) -> np.ndarray:
-    """Sum of the wrenches on each body (N, n_bodies, 6), at its origin, in its frame.
+def external_body_wrenches(model, kin: Kinematics, t=0.0, fext=None):
+    """Sum of the wrenches on each body (N, n_bodies, 6), at its origin, in its frame (None if there are none).
 
     Includes the model's external wrenches, its penalty loop closures and the explicit
     ``fext`` (N, n_bodies, 6) (same convention as Pinocchio's ``fext``, LOCAL).
     """
-    n = kin.r_world[0].shape[0]
+    n = kin.twist[0].shape[0]
+    if fext is None and not (model.external_wrenches or model.loop_closures):
+        return None
     out = np.zeros((n, model.n_bodies, 6)) if fext is None else np.array(fext, dtype=float)
     for ew in model.external_wrenches:
         R = kin.R_world[ew.body]
@@ -154,7 +171,7 @@ def external_body_wrenches(model, kin: Kinematics, t=0.0, fext=None) -> np.ndarr
         if ew.frame == "inertial":
             out[:, ew.body] += _wrench_at_origin(R, ew.point, W[:, :3], W[:, 3:])
         else:
-            out[:, ew.body] += np.concatenate([W[:, :3], W[:, 3:] + np.cross(ew.point, W[:, :3])], 1)
+            out[:, ew.body] += np.concatenate([W[:, :3], W[:, 3:] + cross(ew.point, W[:, :3])], 1)
     for lc in model.loop_closures:
         F_world, T_world = loop_closure_wrench(lc, kin)[:2]
         out[:, lc.body_b] += _wrench_at_origin(kin.R_world[lc.body_b], lc.point_b, F_world, T_world)
