@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class Joint:
     def is_root(self) -> bool:
         return self.kind in ROOT_KINDS
 
-    @property
+    @cached_property
     def motion_subspace(self) -> np.ndarray:
         """Constant motion subspace ``S`` (6, nv) in the child frame, ``[linear; angular]``."""
         S = np.zeros((6, self.nv))
@@ -116,6 +117,7 @@ class Joint:
             S[3:, :] = np.eye(3)
         elif self.kind in ("floating", "floating_euler"):
             S[:, :] = np.eye(6)
+        S.setflags(write=False)
         return S
 
 

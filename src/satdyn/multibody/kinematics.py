@@ -33,11 +33,12 @@ __all__ = ["cross", "Kinematics", "forward_kinematics", "cross_motion", "cross_f
            "prepare_inputs"]
 
 
+_I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
 def cross(a, b):
     """Row-wise cross product of (..., 3) arrays (``np.cross`` without its dtype copies: hot path)."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def cross_motion(v, m):
