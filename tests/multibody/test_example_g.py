@@ -177,3 +177,17 @@ def test_options_are_validated():
         mb.example_g(slider_axis="diagonal")
     text = mb.example_g(slider_axis="text")
     assert np.allclose(text.joints[1].axis, np.array([1, -1, 0]) / np.sqrt(2))
+
+
+def test_fixed_point_iteration_would_diverge(model):
+    """Spec §3.6 / §8.14 regression: the loop map's spectral radius is 1.39 at t = 0 (so plain
+    iteration diverges and the loop is solved exactly); the solved loop residual is < 1e-10 relative.
+    The radius does not depend on how the cut wrenches are parametrised (a similarity transform)."""
+    from satdyn.multibody.forward_dynamics import _loop_system
+    q, v = mb.example_g_initial_state(model)
+    A, b, diagram = _loop_system(model, q[None], v[None], np.zeros((1, model.nv)), None, 0.0)
+    rho = np.abs(np.linalg.eigvals(A[0])).max()
+    assert abs(rho - 1.39) < 5e-3
+    w = np.linalg.solve(np.eye(18) - A[0], b[0])
+    residual = diagram(w[None])[0][0] - w
+    assert np.abs(residual).max() < 1e-10 * np.abs(w).max()

@@ -158,6 +158,19 @@ def forward_dynamics_cut_and_solve(model, q, v, tau=None, *, fext=None, t=0.0) -
     """
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
+    A, b, diagram = _loop_system(model, qf, vf, tf, fx, t)
+    m = b.shape[1]
+    w = np.linalg.solve(np.eye(m) - A, b[..., None])[..., 0] if m else b
+    return diagram(w)[1].reshape(shape + (model.nv,))
+
+
+def _loop_system(model, qf, vf, tf, fx, t):
+    """The affine loop map ``F(w) = A w + b`` of the cut diagram: A (N, 6E, 6E), b (N, 6E), and the diagram.
+
+    ``w`` stacks, per non-root body, the wrench it applies on its parent (at its origin, in its
+    frame). Plain fixed-point iteration ``w <- A w + b`` diverges when the spectral radius of A
+    exceeds 1 (1.39 for example G at t = 0, spec §3.6): the loop is solved exactly instead.
+    """
     kin = forward_kinematics(model, qf, vf, t)
     tf = tf + passive_efforts(model, qf, vf)
     f_ext = external_body_wrenches(model, kin, t, fx)
@@ -201,5 +214,4 @@ def forward_dynamics_cut_and_solve(model, q, v, tau=None, *, fext=None, t=0.0) -
     n = qf.shape[0]
     b, _ = diagram(np.zeros((n, m)))
     A = np.stack([diagram(np.broadcast_to(e, (n, m)))[0] - b for e in np.eye(m)], axis=-1) if m else None
-    w = np.linalg.solve(np.eye(m) - A, b[..., None])[..., 0] if m else b
-    return diagram(w)[1].reshape(shape + (model.nv,))
+    return A, b, diagram
