@@ -71,7 +71,14 @@ def _aba(model, q, v, tau, fext, t, kin=None):
         S = joint.motion_subspace
         parent = model.parents[i]
         k = joint.nv
-        if k:
+        idx = joint.axis_index
+        if idx is not None:                                      # axis along a frame axis: S selects
+            Ui = IA[i][:, :, idx:idx + 1]
+            Di = Ui[:, idx:idx + 1, :]
+            ui = tau[:, model.v_slice(i)] - pA[i][:, idx:idx + 1]
+            Dinv_i = 1.0 / Di
+            U[i], Dinv[i], u[i] = Ui, Dinv_i, ui
+        elif k:
             Ui = IA[i] @ S                                       # (N, 6, k)
             Di = S.T @ Ui                                        # (N, k, k): J_r, m^A, or 6x6
             ui = tau[:, model.v_slice(i)] - pA[i] @ S            # (N, k)

@@ -45,6 +45,7 @@ from ..spatial import (
     quaternion_multiply,
     rodrigues,
     rotvec_from_dcm,
+    skew,
     so3_exp,
 )
 from ..spatial._checks import as_batch_of, as_float_array
@@ -104,6 +105,25 @@ class Joint:
     @property
     def is_root(self) -> bool:
         return self.kind in ROOT_KINDS
+
+    @cached_property
+    def rodrigues_basis(self) -> np.ndarray:
+        """Revolute: rows ``P0, P0 S, P0 S^2`` flattened (3, 9), ``S = skew(axis)`` (see ``joint_placement``)."""
+        S1 = skew(self.axis)
+        S2 = S1 @ S1
+        B = np.stack([self.rotation, self.rotation @ S1, self.rotation @ S2]).reshape(3, 9)
+        B.setflags(write=False)
+        return B
+
+    @cached_property
+    def axis_index(self):
+        """Index in the 6-vector of a revolute / prismatic axis along a frame axis, else None."""
+        if self.kind not in ("revolute", "prismatic"):
+            return None
+        hits = np.flatnonzero(np.abs(self.axis) == 1.0)
+        if hits.size != 1:
+            return None
+        return int(hits[0]) + (3 if self.kind == "revolute" else 0) if self.axis[hits[0]] > 0 else None
 
     @cached_property
     def motion_subspace(self) -> np.ndarray:
@@ -206,7 +226,11 @@ def joint_placement(joint: Joint, qj: np.ndarray):
     n = qj.shape[0]
     kind = joint.kind
     if kind == "revolute":
-        R = joint.rotation @ rodrigues(joint.axis, qj[:, 0])
+        # eq. (34) P_{a0/b} exp(theta skew(r)) = P0 + sin(theta) P0 S + (1 - cos(theta)) P0 S^2 (Rodrigues):
+        # one (N, 3) x (3, 9) product instead of N 3x3 products.
+        th = qj[:, 0]
+        coeffs = np.stack([np.ones_like(th), np.sin(th), 1.0 - np.cos(th)], axis=1)
+        R = (coeffs @ joint.rodrigues_basis).reshape(n, 3, 3)
         return R, np.broadcast_to(joint.position, (n, 3))
     if kind == "prismatic":
         p = joint.position + qj[:, :1] * (joint.rotation @ joint.axis)
