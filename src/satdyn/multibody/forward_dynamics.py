@@ -136,6 +136,8 @@ def _inverse3(A):
 def _inverse(D):
     """Inverse of the (N, k, k) apparent inertias: 3x3 adjugate, 6x6 by Schur complement of the 3x3 blocks."""
     k = D.shape[-1]
+    if D.shape[0] < 64:  # small batches: LAPACK's per-call cost is lower than ~30 numpy calls
+        return np.linalg.inv(D)
     if k == 3:
         return _inverse3(D)
     if k != 6:

@@ -94,11 +94,11 @@ class Joint:
     rest: float = 0.0
     motion: Callable | None = None
 
-    @property
+    @cached_property
     def nq(self) -> int:
         return _SIZES[self.kind][0]
 
-    @property
+    @cached_property
     def nv(self) -> int:
         return _SIZES[self.kind][1]
 
