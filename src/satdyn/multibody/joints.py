@@ -40,6 +40,7 @@ import numpy as np
 from ..spatial import (
     dcm_from_euler,
     dcm_from_quaternion,
+    euler_from_dcm,
     euler_rate_matrix,
     quaternion_derivative,
     quaternion_multiply,
@@ -284,7 +285,6 @@ def integrate(joint: Joint, qj: np.ndarray, dv: np.ndarray) -> np.ndarray:
         return np.concatenate([qj[:, :3] + np.einsum("nij,nj->ni", R, dv[:, :3]),
                                _quat_times_exp(_unit(qj[:, 3:7]), dv[:, 3:])], 1)
     if kind == "floating_euler":
-        from ..spatial import euler_from_dcm
         R = dcm_from_euler(qj[:, 3:6])
         return np.concatenate([qj[:, :3] + np.einsum("nij,nj->ni", R, dv[:, :3]),
                                euler_from_dcm(R @ so3_exp(dv[:, 3:]))], 1)
