@@ -155,3 +155,21 @@ def test_simulate_rejects_bad_inputs():
         mb.simulate(model, (0, 1.0), (np.zeros(1), np.zeros(1)), efforts=np.zeros(2))
     with pytest.raises(ValueError, match="coordinate"):
         mb.simulate(model, (0, 0.1), (np.zeros(1), np.zeros(1))).coordinate("nope")
+
+
+def test_result_named_outputs_and_json():
+    import json
+
+    from satdyn.results import to_jsonable
+    model = pendulum(damping=0.2)
+    r = mb.simulate(model, (0, 0.5), (np.array([0.3]), np.array([0.0])), t_eval=[0.0, 0.25, 0.5])
+    d = json.loads(json.dumps(to_jsonable(r)))
+    assert set(d) >= {"t", "coordinates", "rates", "body_positions", "interface_wrenches", "energy",
+                      "linear_momentum", "angular_momentum", "center_of_mass"}
+    assert d["coordinates"]["th"][0] == pytest.approx(0.3)
+    np.testing.assert_allclose(r.body_position("bob"), r.body_positions[:, 1])
+    # At release (v = 0) the bob pulls on the pivot with m g cos(th) (sin th, -cos th), no moment (analytic).
+    th, m, g = 0.3, 1.5, 9.81
+    np.testing.assert_allclose(r.child_on_parent[0, 1], [m * g * np.cos(th) * np.sin(th), -m * g * np.cos(th) ** 2,
+                                                         0, 0, 0, 0], atol=1e-12)
+    assert np.all(np.diff(r.energy) < 0)
