@@ -31,6 +31,7 @@ from .kinematics import (
     external_body_wrenches,
     force_to_parent,
     forward_kinematics,
+    in_chunks,
     motion_to_child,
     motion_transform_to_child,
     prepare_fext,
@@ -44,7 +45,8 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
     """Generalized accelerations ``dv/dt`` (..., nv) by the articulated-body sweep (see module doc)."""
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
-    return _aba(model, qf, vf, tf, fx, t).reshape(shape + (model.nv,))
+    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t), qf, vf, tf, fx)
+    return a.reshape(shape + (model.nv,))
 
 
 def _inputs(model, q, v, tau):

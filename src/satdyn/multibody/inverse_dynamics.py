@@ -28,6 +28,7 @@ from .kinematics import (
     external_body_wrenches,
     force_to_parent,
     forward_kinematics,
+    in_chunks,
     motion_to_child,
     prepare_fext,
     prepare_inputs,
@@ -40,7 +41,7 @@ def inverse_dynamics(model, q, v, a, *, fext=None, t=0.0) -> np.ndarray:
     """Actuator efforts (..., nv) that produce the accelerations ``a`` (see module doc)."""
     shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
     fx = prepare_fext(model, fext, shape)
-    tau, _, _ = _rnea(model, qf, vf, af, fx, t)
+    tau = in_chunks(lambda q_, v_, a_, f_: _rnea(model, q_, v_, a_, f_, t)[0], qf, vf, af, fx)
     return (tau - passive_efforts(model, qf, vf)).reshape(shape + (model.nv,))
 
 
