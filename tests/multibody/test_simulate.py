@@ -173,3 +173,15 @@ def test_result_named_outputs_and_json():
     np.testing.assert_allclose(r.child_on_parent[0, 1], [m * g * np.cos(th) * np.sin(th), -m * g * np.cos(th) ** 2,
                                                          0, 0, 0, 0], atol=1e-12)
     assert np.all(np.diff(r.energy) < 0)
+
+
+def test_euler_root_stops_before_gimbal_lock_and_keeps_the_trajectory():
+    """A body spun about its y axis reaches pitch 90 deg at t = pi/2 / w: the run stops there cleanly."""
+    b = mb.ModelBuilder()
+    b.add_body(mb.body("b", 1.0, inertia=np.eye(3)), mb.floating_euler_root("b"))
+    model = b.build()
+    w = 1.0
+    r = mb.simulate(model, (0, 3.0), (np.zeros(6), np.array([0, 0, 0, 0, w, 0])), t_eval=np.linspace(0, 3, 31))
+    assert not r.success and "gimbal lock" in r.message
+    assert r.t[-1] < np.pi / 2 and r.t.size > 10
+    np.testing.assert_allclose(r.coordinate("b.theta"), w * r.t, atol=1e-8)
