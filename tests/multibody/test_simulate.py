@@ -185,3 +185,14 @@ def test_euler_root_stops_before_gimbal_lock_and_keeps_the_trajectory():
     assert not r.success and "gimbal lock" in r.message
     assert r.t[-1] < np.pi / 2 and r.t.size > 10
     np.testing.assert_allclose(r.coordinate("b.theta"), w * r.t, atol=1e-8)
+
+
+def test_inlined_quaternion_rate_equals_spatial():
+    """The simulation's inlined quaternion kinematics equal satdyn.spatial.quaternion_derivative (unit q)."""
+    from satdyn.multibody.joints import _quaternion_rate
+    from satdyn.spatial import quaternion_derivative
+    rng = np.random.default_rng(8)
+    q = rng.normal(size=(5, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    w = rng.normal(size=(5, 3))
+    np.testing.assert_allclose(_quaternion_rate(q, w), quaternion_derivative(q, w), atol=1e-15)

@@ -42,7 +42,6 @@ from ..spatial import (
     dcm_from_quaternion,
     euler_from_dcm,
     euler_rate_matrix,
-    quaternion_derivative,
     quaternion_multiply,
     rodrigues,
     rotvec_from_dcm,
@@ -245,15 +244,18 @@ def joint_placement(joint: Joint, qj: np.ndarray):
     return np.broadcast_to(joint.rotation, (n, 3, 3)), np.broadcast_to(joint.position, (n, 3))
 
 
-def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np.ndarray:
-    """``dq/dt`` (N, nq) of this joint from its rates ``vj`` (N, nv)."""
+def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray, rotation=None) -> np.ndarray:
+    """``dq/dt`` (N, nq) of this joint from its rates ``vj`` (N, nv).
+
+    ``rotation`` (N, 3, 3): the root attitude ``P_{a/i}`` if already known (saves recomputing it).
+    """
     kind = joint.kind
     if kind in ("revolute", "prismatic"):
         return vj.copy()
     if kind == "spherical":
         return _quaternion_rate(qj, vj[:, :3])
     if kind == "floating":
-        R = dcm_from_quaternion(qj[:, 3:7])
+        R = dcm_from_quaternion(qj[:, 3:7]) if rotation is None else rotation
         return np.concatenate([np.einsum("nij,nj->ni", R, vj[:, :3]), _quaternion_rate(qj[:, 3:7], vj[:, 3:])], 1)
     if kind == "floating_euler":
         R = dcm_from_euler(qj[:, 3:6])
@@ -263,10 +265,23 @@ def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np
 
 
 def _quaternion_rate(quat, omega):
-    # q_dot = q (x) [omega, 0] / 2, plus a norm-restoring term (zero on the unit sphere) so that
-    # integration error does not let |q| drift; the dynamics use the normalised quaternion anyway.
+    """``q_dot = q (x) [omega_b, 0] / 2`` plus a norm-restoring term (zero on the unit sphere).
+
+    The product is written out (``[w omega + v x omega; -v . omega] / 2``, the same as
+    :func:`satdyn.spatial.quaternion_derivative`, checked against it in the tests) because this
+    is the hot path of every simulation step. The restoring term keeps integration error from
+    letting ``|q|`` drift; the dynamics use the normalised quaternion anyway.
+    """
+    vec, w = quat[:, :3], quat[:, 3:]
+    rate = np.concatenate([w * omega + np.einsum("ijk,nj,nk->ni", _LEVI_CIVITA, vec, omega),
+                           -np.einsum("ni,ni->n", vec, omega)[:, None]], 1)
     norm2 = np.einsum("ni,ni->n", quat, quat)
-    return quaternion_derivative(quat, omega) + (1.0 - norm2)[:, None] * quat
+    return 0.5 * rate + (1.0 - norm2)[:, None] * quat
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 
 
 def integrate(joint: Joint, qj: np.ndarray, dv: np.ndarray) -> np.ndarray:

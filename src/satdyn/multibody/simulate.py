@@ -133,11 +133,12 @@ def _effort_function(model, efforts):
     return lambda t, q, v: const
 
 
-def _configuration_rate(model, q, v):
+def _configuration_rate(model, q, v, root_rotation=None):
     out = np.empty_like(q)
     for i, joint in enumerate(model.joints):
         if joint.nq:
-            out[:, model.q_slice(i)] = configuration_derivative(joint, q[:, model.q_slice(i)], v[:, model.v_slice(i)])
+            out[:, model.q_slice(i)] = configuration_derivative(joint, q[:, model.q_slice(i)], v[:, model.v_slice(i)],
+                                                                root_rotation if i == 0 else None)
     return out
 
 
@@ -166,7 +167,7 @@ def _rhs(model, effort_fn, t, x):
     tau = effort_fn(t, qn[0], v[0])[None]
     kin = forward_kinematics(model, qn, v, t)
     a = _aba(model, qn, v, tau, None, t, kin)
-    return np.concatenate([_configuration_rate(model, q, v)[0], a[0]])
+    return np.concatenate([_configuration_rate(model, q, v, kin.R_world[0])[0], a[0]])
 
 
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
