@@ -43,7 +43,6 @@ from ..spatial import (
     euler_from_dcm,
     euler_rate_matrix,
     quaternion_multiply,
-    rodrigues,
     rotvec_from_dcm,
     skew,
     so3_exp,
