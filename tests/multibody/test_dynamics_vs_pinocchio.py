@@ -132,6 +132,8 @@ def test_bad_inputs_raise_clear_errors():
     rng = np.random.default_rng(5)
     model, pm, _, _ = random_tree(rng, 3, floating=True)
     q, v = random_state(rng, model, pm)
+    with pytest.raises(TypeError, match="`model`"):
+        mb.forward_dynamics(pm, q, v)
     with pytest.raises(ValueError, match="`q`"):
         mb.forward_dynamics(model, q[:-1], v)
     with pytest.raises(ValueError, match="`v`"):

@@ -27,6 +27,7 @@ from ..spatial import rotvec_from_dcm
 from ..spatial.algebra import _skew  # unchecked variant: inner loop of every algorithm
 from ..spatial._checks import as_batch_of, broadcast_batches
 from .joints import joint_placement
+from .model import Model
 
 __all__ = ["cross", "in_chunks", "Kinematics", "forward_kinematics", "cross_motion", "cross_force", "motion_to_child",
            "force_to_parent", "motion_transform_to_child", "external_body_wrenches", "point_states",
@@ -212,6 +213,9 @@ def prepare_inputs(model, named):
 
     Returns the common batch shape and the list of flat arrays.
     """
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model (from ModelBuilder.build() or load_urdf); "
+                        f"got {type(model).__name__}")
     arrays = []
     for value, size, name in named:
         arrays.append(as_batch_of(value, (size,), name))

@@ -29,6 +29,7 @@ from ..spatial import so3_exp, so3_right_jacobian_inverse
 from ..spatial._checks import as_batch_of
 from .forward_dynamics import forward_dynamics
 from .joints import integrate
+from .model import Model
 
 __all__ = ["linearize"]
 
@@ -61,6 +62,8 @@ def _chart_rate(model, dq, v):
 
 def linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6) -> control.StateSpace:
     """Linear state-space model about ``(q, v, tau)`` with named signals (see module doc)."""
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
     nv = model.nv
     q0 = as_batch_of(q, (model.nq,), "q")
     if q0.shape != (model.nq,):

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def body(name: str, mass, *, com=None, inertia=None, ports: Mapping | None = Non
         raise ValueError(f"`inertia` of body {name!r} must be positive semi-definite")
     port_map = {str(k): _frozen(as_batch_of(p, (3,), f"ports[{k!r}]").reshape(3))
                 for k, p in (ports or {}).items()}
-    return Body(name, m, _frozen(c), _frozen(J), port_map)
+    return Body(name, m, _frozen(c), _frozen(J), MappingProxyType(port_map))
 
 
 @dataclass(frozen=True, eq=False)

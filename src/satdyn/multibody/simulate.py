@@ -38,6 +38,7 @@ from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
+from .model import Model
 
 __all__ = ["simulate", "SimulationResult", "state_derivative"]
 
@@ -173,6 +174,8 @@ def _rhs(model, effort_fn, t, x):
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
              max_step=np.inf, progress=None) -> SimulationResult:
     """Integrate the tree's motion (see module doc)."""
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
     t0, tf = (float(x) for x in as_float_array(t_span, "t_span").reshape(-1)[:2])
     if not tf > t0:
         raise ValueError(f"`t_span` must be (t0, tf) with tf > t0; got {t_span}")
