@@ -109,3 +109,14 @@ def test_bad_shapes_and_values_raise_value_error_naming_the_argument(call, argum
 def test_non_numeric_input_raises_type_error():
     with pytest.raises(TypeError, match="`v`"):
         sp.skew(["a", "b", "c"])
+
+
+def test_unchecked_variants_equal_the_checked_ones():
+    from satdyn.spatial import unchecked
+
+    rng = np.random.default_rng(4)
+    r = rng.normal(size=(5, 3))
+    P = sp.so3_exp(rng.normal(size=(5, 3)))
+    assert np.array_equal(unchecked.skew(r), sp.skew(r))
+    assert np.array_equal(unchecked.tau(r), sp.tau(r))
+    assert np.array_equal(unchecked.frame_change_matrix(P), sp.frame_change_matrix(P))

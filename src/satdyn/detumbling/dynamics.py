@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial import so3_left_jacobian_inverse, so3_log, tau, vee
-from ..spatial.algebra import _skew as skew  # unchecked variant: inner loop, inputs trusted
+from ..spatial.unchecked import skew  # trusted inputs: inner loop
 from .client import ClientParams, HingeParams, LinkParams
 
 __all__ = [

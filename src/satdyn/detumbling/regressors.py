@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spatial.algebra import _skew as skew  # unchecked variant: inner loop
+from ..spatial.unchecked import skew  # trusted inputs: inner loop
 from .client import N_PARAMETERS, HingeParams
 from .dynamics import _cross, hinge_angle, hinge_rate, spring_basis
 

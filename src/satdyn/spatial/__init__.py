@@ -4,9 +4,11 @@ The bottom layer of satdyn: it imports nothing else of the package. Conventions
 (docs/conventions.md): 6-vectors ``[linear; angular]``; DCM ``P_ab`` maps components
 in frame a to frame b; ``tau(r_PB) = [[I, skew(PB)], [0, I]]``; quaternions
 scalar-last; Euler angles 3-2-1, ``P_bi = Rz(psi) Ry(theta) Rx(phi)``.
-Every function accepts leading batch dimensions.
+Every function accepts leading batch dimensions. ``satdyn.spatial.unchecked`` holds
+trusted-input variants of ``skew``, ``tau`` and ``frame_change_matrix`` for inner loops.
 """
 
+from . import unchecked
 from .adapters import (
     classical_from_spatial_acceleration,
     from_angular_linear,
