@@ -270,8 +270,9 @@ def _solve_loops(dd, Dbb, rhs):
     """
     count, size, N = dd.shape
     if size == 1:
-        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
-        rc = np.where(a != 0.0, 1.0, 0.0)
+        loop_gain = dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
+        a = 1.0 - loop_gain
+        rc = np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
         return rhs / a[:, None, :, None], rc
     if size == 2:
         a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]

@@ -1,0 +1,102 @@
+"""Evaluation paths: ill-posed points, partial substitution, sampling, frequency
+response (python-control's own frequency response is the oracle), input errors."""
+
+import control
+import numpy as np
+import pytest
+
+from satdyn.lfr import LFR, IllPosedError, StateSpaceBatch, as_lfr, ss, ureal, vreal
+
+
+def _ill_posed():
+    # Fu([[1, 1], [1, 0]], delta) = delta / (1 - delta): singular at delta = 1.
+    a = ureal("a", 0.0, plusminus=1.0)
+    return LFR(np.zeros((0, 0)), np.zeros((0, 2)), np.zeros((2, 0)), [[1.0, 1.0], [1.0, 0.0]], [(a, 1)])
+
+
+def test_ill_posed_batch_is_nan_with_mask_and_point_raises():
+    X = _ill_posed()
+    vals = np.array([0.5, 1.0, -0.5])
+    out = X.evaluate_batch({"a": vals})
+    assert np.allclose(out[[0, 2], 0, 0], vals[[0, 2]] / (1 - vals[[0, 2]]), rtol=1e-14)
+    assert np.all(np.isnan(out[1]))
+    with pytest.raises(IllPosedError, match=r"ill posed.*'a': 1.0"):
+        X.evaluate({"a": 1.0})
+    # Dynamic: StateSpaceBatch.valid marks the row.
+    D = ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]) @ X
+    batch = D.evaluate_batch({"a": vals})
+    assert batch.valid.tolist() == [True, False, True]
+    assert np.all(np.isnan(batch.A[1])) and np.all(np.isfinite(batch.A[0]))
+    # Near-singular points (rcond below RCOND_TOL) are flagged too.
+    near = X.evaluate_batch({"a": np.array([1.0 - 1e-15])})
+    assert np.all(np.isnan(near))
+
+
+def test_subs_partial_substitution():
+    m = ureal("m", 2.0, percent=20)
+    k = ureal("k", 5.0, range=(4.0, 7.0))
+    t = vreal("t", 0.1, range=(-1.0, 1.0), transform="tan_half")
+    G = ss([[0.0, 1.0], [-k / m, -0.1 * (t * t + 1)]], [[0.0], [1.0 / m]], [[1.0, 0.0]], [[0.0]])
+    H = G.subs({"k": 6.0, "t": 0.7})
+    assert set(H.parameters) == {"m"} and H.ndelta == dict((b.name, b.size) for b in G.blocks)["m"]
+    full = G.evaluate({"k": 6.0, "t": 0.7, "m": 2.3})
+    part = H.evaluate({"m": 2.3})
+    for key in "ABCD":
+        assert np.allclose(getattr(full, key), getattr(part, key), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        G.subs({"q": 1.0})
+
+
+def test_sample_within_box_and_kinds():
+    m = ureal("m", 2.0, percent=20)
+    t = vreal("t", 0.0, range=(-1.0, 1.0))
+    G = ss([[-m * 1.0]], [[1.0]], [[1.0]], [[t]])
+    s = G.sample(200, rng=1)
+    assert isinstance(s.systems, StateSpaceBatch) and len(s.systems) == 200
+    assert np.all((s.values["m"] >= 1.6) & (s.values["m"] <= 2.4))
+    assert np.allclose(s.systems.A[:, 0, 0], -s.values["m"], rtol=1e-13)
+    only = G.sample(5, rng=2, kinds=("uncertain",))
+    assert set(only.values) == {"m"} and np.allclose(only.systems.D[:, 0, 0], 0.0)
+
+
+def test_freqresp_matches_python_control():
+    m = ureal("m", 2.0, percent=20)
+    G = ss([[0.0, 1.0], [-4.0 / m, -0.3]], [[0.0], [1.0]], [[1.0, 0.0], [0.0, 1.0]], [[0.0], [0.1]])
+    w = np.logspace(-1, 1, 7)
+    values = np.array([1.7, 2.0, 2.35])
+    F = G.freqresp(w, {"m": values})
+    assert F.shape == (3, 7, 2, 1)
+    for i, v in enumerate(values):
+        ref = G.evaluate({"m": v}).frequency_response(w)
+        assert np.allclose(F[i], np.moveaxis(ref.complex, -1, 0), rtol=1e-10)
+    assert G.freqresp(w).shape == (7, 2, 1)
+
+
+def test_statespace_batch_indexing_and_contract():
+    m = ureal("m", 2.0, percent=20)
+    G = ss([[-m]], [[1.0]], [[1.0]], [[0.0]], inputs="f", outputs="x")
+    B = G.evaluate_batch({"m": np.array([1.8, 2.0, 2.2])})
+    assert len(B) == 3 and B.A.shape == (3, 1, 1) and B.valid.all()
+    S = B[1]
+    assert isinstance(S, control.StateSpace) and list(S.input_labels) == ["f"]
+    assert len(B[1:]) == 2 and B.poles().shape == (3, 1)
+    with pytest.raises(ValueError, match="must have shape"):
+        StateSpaceBatch(np.zeros((2, 1, 1)), np.zeros((2, 1, 1)), np.zeros((2, 1, 1)), np.zeros((3, 1, 1)))
+
+
+def test_value_errors():
+    m = ureal("m", 2.0, percent=20)
+    k = ureal("k", 1.0, percent=20)
+    X = m * k * np.eye(2)
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['q'\]"):
+        X.evaluate({"q": 1.0})
+    with pytest.raises(ValueError, match="same length"):
+        X.evaluate_batch({"m": np.ones(3) * 2, "k": np.ones(4)})
+    with pytest.raises(ValueError, match="scalar for evaluate"):
+        X.evaluate({"m": np.ones(2)})
+    with pytest.raises(TypeError, match="dict"):
+        X.evaluate([1.0])
+    with pytest.raises(ValueError, match="finite"):
+        X.evaluate({"m": np.nan})
+    assert np.allclose(X.nominal(), 2.0 * np.eye(2))
+    assert np.allclose(as_lfr(3.0).evaluate_batch({}), 3.0)
