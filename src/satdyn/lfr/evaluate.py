@@ -40,6 +40,7 @@ __all__ = ["evaluate", "evaluate_batch", "subs", "sample", "freqresp", "IllPosed
 
 RCOND_TOL = 1e-12
 _CHUNK_BYTES = 96e6
+_CACHE_BYTES = 1.5e6
 
 
 class IllPosedError(ValueError):
@@ -88,7 +89,7 @@ def _deltas(lfr, values, batch: bool):
 
 
 # --- structure of D_zw (cached on the immutable LFR) ---------------------------------------
-_SUPERBLOCK = 48  # channels per super-block of the blocked triangular sweep
+_SUPERBLOCK = 32  # channels per super-block of the blocked triangular sweep
 
 
 @dataclass(frozen=True)
@@ -314,8 +315,12 @@ def _evaluate_deltas(lfr, d, chunk=None):
     N = d.shape[1]
     largest = _schedule(lfr).largest if nd else 0
     if chunk is None:
-        per_point = 8.0 * (largest * largest * 3 + nd * (nx + lfr.ninputs) * 2 + (nx + lfr.noutputs) * (nx + lfr.ninputs))
-        chunk = max(1, int(_CHUNK_BYTES // max(per_point, 1.0)))
+        k = nx + lfr.ninputs
+        # Memory bound: the super-block being swept should stay in a core's L2 cache,
+        # and the largest loop's batched matrices within _CHUNK_BYTES.
+        per_sweep = 8.0 * k * max(1, min(nd, _SUPERBLOCK))
+        per_point = 8.0 * (3 * largest * largest + nd * k + (nx + lfr.noutputs) * k)
+        chunk = int(max(16, min(_CACHE_BYTES // per_sweep, _CHUNK_BYTES // per_point)))
     out = np.empty((N, nx + lfr.noutputs, nx + lfr.ninputs))
     rcond = np.empty(N)
     for s in range(0, N, chunk):
