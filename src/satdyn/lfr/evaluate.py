@@ -251,11 +251,8 @@ def _close_batch(lfr, d):
                 for g0, count, size, Dbb in loops:
                     g1 = g0 + count * size
                     dd = dp[g0:g1].reshape(count, size, N)
-                    rhs = W[g0:g1].reshape(count, size, N, k)
-                    rhs *= dd[..., None]
-                    sol, rc = _solve_loops(dd, Dbb, rhs)
+                    rc = _solve_loops(dd, Dbb, W[g0:g1].reshape(count, size, N, k))
                     rcond = np.minimum(rcond, rc.min(axis=0))
-                    W[g0:g1] = sol.reshape(g1 - g0, N, k)
             _apply_update(outer, flat, slice(s1, None), slice(s0, s1))
         coupling = M[outer_rows][:, nx + perm]
         out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
@@ -263,34 +260,44 @@ def _close_batch(lfr, d):
 
 
 def _solve_loops(dd, Dbb, rhs):
-    """Solve ``(I - diag(dd) Dbb) X = rhs`` for ``count`` loops of one size at N points.
+    """Overwrite ``rhs`` with X solving ``(I - diag(dd) Dbb) X = diag(dd) rhs`` for
+    ``count`` loops of one size at N points.
 
-    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) -> X (count, s, N, k) and
-    the 1-norm reciprocal condition numbers (count, N).  Sizes 1 and 2 (a scalar loop,
-    a Cayley rotation) use closed forms; larger ones a batched inverse.
+    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) (a view into the work
+    array); returns the reciprocal condition numbers (count, N).  Sizes 1 and 2 (a
+    scalar loop, a Cayley rotation) use closed forms; larger ones a batched inverse.
     """
     count, size, N = dd.shape
     if size == 1:
         loop_gain = dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
         a = 1.0 - loop_gain
-        rc = np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
-        return rhs / a[:, None, :, None], rc
+        rhs[:, 0] *= (dd[:, 0] / a)[..., None]
+        return np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
     if size == 2:
-        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]
-        b = -dd[:, 0] * Dbb[:, 0, 1][:, None]
-        c = -dd[:, 1] * Dbb[:, 1, 0][:, None]
-        e = 1.0 - dd[:, 1] * Dbb[:, 1, 1][:, None]
+        d0, d1 = dd[:, 0], dd[:, 1]
+        a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
+        b = -d0 * Dbb[:, 0, 1][:, None]
+        c = -d1 * Dbb[:, 1, 0][:, None]
+        e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
         det = a * e - b * c
-        x0 = (e[..., None] * rhs[:, 0] - b[..., None] * rhs[:, 1]) / det[..., None]
-        x1 = (a[..., None] * rhs[:, 1] - c[..., None] * rhs[:, 0]) / det[..., None]
+        c00, c01 = (e * d0 / det)[..., None], (-b * d1 / det)[..., None]
+        c10, c11 = (-c * d0 / det)[..., None], (a * d1 / det)[..., None]
+        r0 = rhs[:, 0].copy()
+        r1 = rhs[:, 1]
+        x0 = c00 * r0
+        x0 += c01 * r1
+        r1 *= c11
+        r1 += c10 * r0
+        rhs[:, 0] = x0
         norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
         norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
         rc = 1.0 / (norm * norm_inv)
-        return np.stack([x0, x1], axis=1), np.where(np.isfinite(rc), rc, 0.0)
+        return np.where(np.isfinite(rc), rc, 0.0)
     mats = np.eye(size) - np.moveaxis(dd, 2, 1)[..., None] * Dbb[:, None]  # (count, N, s, s)
     inv, rc = _inverse_with_rcond(mats)
-    sol = inv @ np.moveaxis(rhs, 2, 1)  # (count, N, s, k)
-    return np.moveaxis(sol, 1, 2), rc
+    scaled = np.moveaxis(rhs * dd[..., None], 2, 1)  # (count, N, s, k)
+    rhs[...] = np.moveaxis(inv @ scaled, 1, 2)
+    return rc
 
 
 def _inverse_with_rcond(mats):
