@@ -7,13 +7,17 @@ Closing the Delta loop at N points means solving, for every point,
 and then  [A', B'] = [A, B_u] + B_w W,  [C', D'] = [C_y, D_yu] + D_yw W.
 
 The batched solver exploits the structure of ``D_zw`` once per LFR (cached): its
-strongly connected components, in dependency order and grouped into *levels*
-(all components whose inputs are already known).  Channels with no self-loop are
-then a plain multiply, the others a small batched solve, and the couplings between
-levels one large matrix product over all N points (columns ``N * (nx + m)``).  A
-dense ``D_zw`` is one component: a batched LU solve in chunks.  LFRs built by
-products and interconnections (rotation chains, TITOP assemblies) are mostly
-triangular, which is where the batch gains most.
+strongly connected components (scipy.sparse.csgraph), ordered by dependency *levels*
+(all components whose inputs are already known).  Within a level, channels without
+a self-loop are a plain multiply and loops a closed-form (sizes 1, 2: scalar loops,
+Cayley rotations) or batched-inverse solve.  Levels are swept in super-blocks of
+~32 channels (a blocked right-looking triangular solve): inside a super-block each
+level pulls its couplings with a small matrix product; after it, one product -- with
+a precomputed low-rank factor when the coupling block has small numerical rank, as it
+does for products of LFRs, which couple through the few signals between factors --
+updates all later channels for all N points at once.  The N points are processed in
+chunks sized so that a super-block's work array stays in cache.  A dense ``D_zw`` is
+one component: a batched inverse in chunks.
 
 Ill-posedness: a point whose loop matrix has reciprocal condition number below
 ``RCOND_TOL`` (or is singular, or gives non-finite numbers) is marked invalid and
@@ -148,7 +152,7 @@ def _schedule(lfr) -> _Schedule:
         nfree = entry[2].size
         entry[2] = nfree
         groups = []
-        for size, starts in loops_sorted(entry[3]):
+        for size, starts in _loops_sorted(entry[3]):
             count = len(starts)
             g0 = starts[0]
             assert starts == list(range(g0, g0 + count * size, size))
@@ -193,7 +197,7 @@ def _apply_update(op, flat, rows: slice, cols: slice):
         flat[rows] += first @ (second @ flat[cols])
 
 
-def loops_sorted(loops: dict):
+def _loops_sorted(loops: dict):
     return sorted(loops.items())
 
 

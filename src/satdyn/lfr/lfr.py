@@ -376,11 +376,13 @@ class LFR:
 
         return reduce(self, tol)
 
-    def to_statespace(self):
-        """Nominal value as ``control.StateSpace`` (same as :meth:`nominal` for dynamic LFRs)."""
-        from .evaluate import to_statespace
+    def to_statespace(self, values=None):
+        """``control.StateSpace`` at ``values`` (default nominal), also for a static LFR."""
+        from .convert import to_statespace
 
-        return to_statespace(self.nominal() if self.ndelta else self, self)
+        values = dict(values or {})
+        closed = self.subs({**{b.name: b.nominal for b in self._blocks}, **values})
+        return to_statespace(closed.A, closed.B, closed.C, closed.D, self._inputs, self._outputs)
 
 
 # --- helpers for the algebra -------------------------------------------------------------
