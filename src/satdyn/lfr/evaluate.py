@@ -101,8 +101,9 @@ class _Schedule:
     perm: np.ndarray          # channel order: by level, components contiguous
     D11: np.ndarray           # D_zw permuted by perm
     levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
-    superblocks: list         # (s0, s1, first level, last level + 1, update of later channels)
+    superblocks: list         # (s0, s1, first level, last level + 1, U_in, Vt, P offset, P rows)
     largest: int              # largest strongly connected component
+    loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
 
 
 def _schedule(lfr) -> _Schedule:
@@ -158,17 +159,25 @@ def _schedule(lfr) -> _Schedule:
             assert starts == list(range(g0, g0 + count * size, size))
             groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
         entry[3] = groups
-    superblocks, first = [], 0
+    spans, first = [], 0
     for k, (l0, l1, _, _) in enumerate(levels):
         s0 = levels[first][0]
         if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
-            superblocks.append((s0, l1, first, k + 1, _update_op(Dp[l1:, s0:l1])))
+            spans.append((s0, l1, first, k + 1))
             first = k + 1
-    for s0, s1, lev0, lev1, _ in superblocks:
+    for s0, s1, lev0, lev1 in spans:
         for entry in levels[lev0:lev1]:
             entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
+    superblocks = _left_looking(Dp, spans)
+    loop_blocks: dict = {}
+    for entry in levels:
+        for g0, count, size, Dbb in entry[3]:
+            channels = perm_a[g0:g0 + count * size].reshape(count, size)
+            loop_blocks.setdefault(size, []).append((channels, Dbb))
+    loop_blocks = {size: (np.concatenate([c for c, _ in items]), np.concatenate([b for _, b in items]))
+                   for size, items in loop_blocks.items()}
     result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
-                       max((len(m) for m in members), default=0))
+                       max((len(m) for m in members), default=0), loop_blocks)
     lfr._cache["schedule"] = result
     return result
 
@@ -185,6 +194,37 @@ def _update_op(block):
     if r * (rows + cols) < 0.7 * rows * cols:
         return (np.ascontiguousarray(U[:, :r] * sv[:r]), np.ascontiguousarray(Vt[:r]))
     return (np.ascontiguousarray(block), None)
+
+
+def _left_looking(Dp, spans) -> list:
+    """Couplings between super-blocks as ``D[later, T] = U_T Vt_T`` (low rank when it
+    pays).  At run time, after super-block T, its projection ``P_T = Vt_T w_T`` (r_T
+    rows) is stored; super-block S starts with ``w_S += U_S P`` where ``U_S`` gathers the
+    rows of every earlier ``U_T`` that fall in S -- only S's rows and the small P are
+    touched, so the work stays in cache."""
+    factors, offset = [], 0
+    for s0, s1, _, _ in spans:
+        op = _update_op(Dp[s1:, s0:s1])
+        if op is None:
+            U, Vt = np.zeros((Dp.shape[0] - s1, 0)), np.zeros((0, s1 - s0))
+        elif op[1] is None:
+            U, Vt = op[0], np.eye(s1 - s0)
+        else:
+            U, Vt = op
+        factors.append((U, Vt, offset))
+        offset += Vt.shape[0]
+    out = []
+    for i, (s0, s1, lev0, lev1) in enumerate(spans):
+        width = factors[i][2]
+        U_in = np.zeros((s1 - s0, width))
+        for j in range(i):
+            U, Vt, off = factors[j]
+            start = s0 - spans[j][1]
+            U_in[:, off:off + Vt.shape[0]] = U[start:start + (s1 - s0)]
+        U_in = U_in if np.any(U_in) else None
+        U, Vt, off = factors[i]
+        out.append((s0, s1, lev0, lev1, U_in, Vt if Vt.shape[0] else None, off, offset))
+    return out
 
 
 def _apply_update(op, flat, rows: slice, cols: slice):
@@ -247,7 +287,12 @@ def _close_batch(lfr, d):
     flat = W.reshape(nd, N * k)
     rcond = np.ones(N)
     with np.errstate(all="ignore"):
-        for s0, s1, lev0, lev1, outer in sch.superblocks:
+        projections = None
+        for s0, s1, lev0, lev1, U_in, Vt, off, total in sch.superblocks:
+            if projections is None:
+                projections = np.empty((total, N * k))
+            if U_in is not None:
+                flat[s0:s1] += U_in @ projections[:U_in.shape[1]]
             for l0, l1, nfree, loops, inner in sch.levels[lev0:lev1]:
                 _apply_update(inner, flat, slice(l0, l1), slice(s0, l0))
                 if nfree:
@@ -257,7 +302,8 @@ def _close_batch(lfr, d):
                     dd = dp[g0:g1].reshape(count, size, N)
                     rc = _solve_loops(dd, Dbb, W[g0:g1].reshape(count, size, N, k))
                     rcond = np.minimum(rcond, rc.min(axis=0))
-            _apply_update(outer, flat, slice(s1, None), slice(s0, s1))
+            if Vt is not None:
+                np.matmul(Vt, flat[s0:s1], out=projections[off:off + Vt.shape[0]])
         coupling = M[outer_rows][:, nx + perm]
         out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
     return out, rcond
@@ -321,6 +367,34 @@ def _inverse_with_rcond(mats):
     return inv, np.where(np.isfinite(rc), rc, 0.0)
 
 
+def _close_point(lfr, d):
+    """One point: a dense LAPACK solve of the Delta loop (cheaper than the level sweep
+    for a single point) with the same well-posedness measure as the batch: the
+    reciprocal condition numbers of the loop blocks of ``I - Delta D_zw``."""
+    nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
+    sch = _schedule(lfr)
+    rcond = 1.0
+    with np.errstate(all="ignore"):
+        for size, (channels, Dbb) in sch.loop_blocks.items():
+            dd = d[channels]  # (count, size)
+            if size == 1:
+                gain = dd[:, 0] * Dbb[:, 0, 0]
+                rc = np.abs(1.0 - gain) / (1.0 + np.abs(gain))
+            else:
+                _, rc = _inverse_with_rcond(np.eye(size) - dd[:, :, None] * Dbb)
+            rcond = min(rcond, float(rc.min()))
+        M = lfr._M
+        q = nx + nd
+        rows, cols = np.r_[0:nx, q:q + p], np.r_[0:nx, q:q + m]
+        D11 = M[nx:q, nx:q]
+        try:
+            W = np.linalg.solve(np.eye(nd) - d[:, None] * D11, d[:, None] * M[nx:q][:, cols])
+        except np.linalg.LinAlgError:
+            return np.full((nx + p, nx + m), np.nan), 0.0
+        out = M[np.ix_(rows, cols)] + M[rows][:, nx:q] @ W
+    return out, rcond
+
+
 def _evaluate_deltas(lfr, d, chunk=None):
     nx, nd = lfr.nstates, lfr.ndelta
     N = d.shape[1]
@@ -332,6 +406,13 @@ def _evaluate_deltas(lfr, d, chunk=None):
         per_sweep = 8.0 * k * max(1, min(nd, _SUPERBLOCK))
         per_point = 8.0 * (3 * largest * largest + nd * k + (nx + lfr.noutputs) * k)
         chunk = int(max(16, min(_CACHE_BYTES // per_sweep, _CHUNK_BYTES // per_point)))
+    if N == 1 and nd:
+        out, rcond = _close_point(lfr, d[:, 0])
+        out = out[None]
+        rcond = np.array([rcond])
+        valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(1, -1)), axis=1)
+        out[~valid] = np.nan
+        return out, valid
     out = np.empty((N, nx + lfr.noutputs, nx + lfr.ninputs))
     rcond = np.empty(N)
     for s in range(0, N, chunk):

@@ -189,7 +189,11 @@ class LFR:
 
     @property
     def parameters(self) -> dict[str, Parameter]:
-        return {b.name: b.parameter for b in self._blocks}
+        """``{name: Parameter}`` in block order."""
+        cached = self._cache.get("parameters")
+        if cached is None:
+            cached = self._cache["parameters"] = {b.name: b.parameter for b in self._blocks}
+        return dict(cached)
 
     @property
     def is_static(self) -> bool:
