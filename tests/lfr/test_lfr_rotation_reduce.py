@@ -79,3 +79,19 @@ def test_reduce_removes_unobservable_states():
     assert reduce(G).nstates == 1
     with pytest.raises(TypeError, match="needs an LFR"):
         reduce(np.eye(2))
+
+
+def test_reduction_respects_small_physical_scales_and_strict_flag():
+    # Tiny but meaningful numbers (1e-9 scale) must survive: the rank threshold is
+    # relative to the realisation's norm, not absolute.
+    k = ureal("k", 1e-9, percent=10)
+    G = ss([[-1e-3]], [[1e-9]], [[1e-9]], [[0.0]]) @ (k * np.ones((1, 1)))
+    R = reduce(G)
+    assert R.nstates == 1 and R.ndelta == 1
+    a = vreal("alpha", 0.2, range=(-3, 3), transform="tan_half")
+    Rot = rotation_lfr([0, 0, 1], a)
+    identity = reduce(Rot @ Rot.T)
+    assert identity.ndelta == 0
+    with pytest.raises(ValueError, match="strict=False"):
+        identity.evaluate({"alpha": 1.0})
+    assert np.allclose(identity.evaluate({"alpha": 1.0}, strict=False), np.eye(3), atol=1e-13)

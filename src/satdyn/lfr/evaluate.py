@@ -61,14 +61,17 @@ class LFRSample:
 
 
 # --- parameter values -> per-channel deltas ------------------------------------------------
-def _deltas(lfr, values, batch: bool):
+def _deltas(lfr, values, batch: bool, strict: bool = True):
     values = {} if values is None else values
     if not isinstance(values, dict):
         raise TypeError(f"`values` must be a dict name -> value; got {type(values).__name__}")
     params = lfr.parameters
     unknown = [k for k in values if k not in params]
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown}; this LFR has {list(params)}")
+    if unknown and strict:
+        raise ValueError(
+            f"unknown parameter(s) {unknown}; this LFR has {list(params)} (strict=False ignores unknown names)"
+        )
+    values = {k: v for k, v in values.items() if k in params}
     arrays = {}
     for name, v in values.items():
         arr = np.asarray(v, dtype=float)
@@ -423,7 +426,7 @@ def _evaluate_deltas(lfr, d, chunk=None):
 
 
 # --- public functions ----------------------------------------------------------------------
-def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
+def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True):
     """Evaluate at N points in one vectorised computation.
 
     Parameters
@@ -431,14 +434,16 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
     values : dict name -> array (N,) or scalar
         Physical parameter values; missing parameters take their nominal value.
     chunk : int, optional
-        Points per vectorised chunk (default: sized to ~100 MB of work arrays).
+        Points per vectorised chunk (default: sized to the cache / ~100 MB of work arrays).
+    strict : bool
+        Raise on names that are not parameters of this LFR (default); False ignores them.
 
     Returns
     -------
     StateSpaceBatch (dynamic LFR) or ndarray (N, p, m) (static LFR).  Ill-posed points
     are NaN; for a StateSpaceBatch their ``valid`` entry is False.
     """
-    d, N, _ = _deltas(lfr, values, batch=True)
+    d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
     out, valid = _evaluate_deltas(lfr, d, chunk)
     nx = lfr.nstates
     if nx == 0:
@@ -449,7 +454,7 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
     )
 
 
-def evaluate(lfr, values=None):
+def evaluate(lfr, values=None, *, strict: bool = True):
     """Evaluate at one point: ``control.StateSpace`` (dynamic) or ndarray (p, m) (static).
 
     Raises
@@ -457,7 +462,7 @@ def evaluate(lfr, values=None):
     IllPosedError
         If ``I - M11 Delta`` is singular (or numerically so) at this point.
     """
-    d, _, arrays = _deltas(lfr, values, batch=False)
+    d, _, arrays = _deltas(lfr, values, batch=False, strict=strict)
     out, valid = _evaluate_deltas(lfr, d, chunk=1)
     if not valid[0]:
         point = {b.name: float(arrays.get(b.name, b.nominal)) for b in lfr.blocks}
@@ -469,11 +474,12 @@ def evaluate(lfr, values=None):
     return to_statespace(G[:nx, :nx], G[:nx, nx:], G[nx:, :nx], G[nx:, nx:], lfr.input_names, lfr.output_names)
 
 
-def subs(lfr, values):
+def subs(lfr, values, *, strict: bool = True):
     """Partial substitution: the LFR with the blocks of the parameters in ``values`` closed."""
     if not values:
         return lfr
-    d, _, _ = _deltas(lfr, values, batch=False)
+    d, _, _ = _deltas(lfr, values, batch=False, strict=strict)
+    values = {k: v for k, v in values.items() if k in lfr.parameters}
     nx = lfr.nstates
     chans, gains, row = [], [], 0
     for b in lfr.blocks:
@@ -515,14 +521,14 @@ def _repeat_nominal(lfr, n):
                            lfr.input_names, lfr.output_names, valid)
 
 
-def freqresp(lfr, omega, values=None) -> np.ndarray:
+def freqresp(lfr, omega, values=None, *, strict: bool = True) -> np.ndarray:
     """Frequency response ``G(j omega)``.
 
     Returns (nw, p, m) complex at one point (``values`` None or scalars), or
     (N, nw, p, m) when ``values`` holds arrays (N,).  Ill-posed points are NaN.
     """
     batch = values is not None and any(np.ndim(v) == 1 for v in values.values())
-    d, N, _ = _deltas(lfr, values, batch=True)
+    d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
     out, valid = _evaluate_deltas(lfr, d)
     nx = lfr.nstates
     G = batch_freqresp(out[:, :nx, :nx], out[:, :nx, nx:], out[:, nx:, :nx], out[:, nx:, nx:], omega)

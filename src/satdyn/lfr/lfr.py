@@ -339,28 +339,29 @@ class LFR:
         return LFR._make(M, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups, canonical=False)
 
     # --- evaluation (see evaluate.py) --------------------------------------------------
-    def evaluate(self, values=None):
+    def evaluate(self, values=None, *, strict: bool = True):
         """Value at one parameter point (physical values; missing ones at nominal):
-        ``control.StateSpace`` (ndarray (p, m) when static)."""
+        ``control.StateSpace`` (ndarray (p, m) when static).  Unknown names raise
+        unless ``strict=False``."""
         from .evaluate import evaluate
 
-        return evaluate(self, values)
+        return evaluate(self, values, strict=strict)
 
-    def evaluate_batch(self, values=None, *, chunk: int | None = None):
+    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True):
         """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array."""
         from .evaluate import evaluate_batch
 
-        return evaluate_batch(self, values, chunk=chunk)
+        return evaluate_batch(self, values, chunk=chunk, strict=strict)
 
     def nominal(self):
         """Value at the nominal point (all deltas 0)."""
         return self.evaluate({})
 
-    def subs(self, values) -> "LFR":
+    def subs(self, values, *, strict: bool = True) -> "LFR":
         """Partial substitution: LFR without the blocks of the given parameters."""
         from .evaluate import subs
 
-        return subs(self, values)
+        return subs(self, values, strict=strict)
 
     def sample(self, n: int, rng=None, *, kinds=None):
         """``n`` uniform random samples in the parameter box (see :func:`satdyn.lfr.evaluate.sample`)."""
@@ -368,11 +369,11 @@ class LFR:
 
         return sample(self, n, rng, kinds=kinds)
 
-    def freqresp(self, omega, values=None):
+    def freqresp(self, omega, values=None, *, strict: bool = True):
         """Frequency response at ``omega`` [rad/s] (see :func:`satdyn.lfr.evaluate.freqresp`)."""
         from .evaluate import freqresp
 
-        return freqresp(self, omega, values)
+        return freqresp(self, omega, values, strict=strict)
 
     def reduce(self, tol: float = 1e-10) -> "LFR":
         """Remove uncontrollable/unobservable Delta channels and states (see reduce.py)."""
