@@ -14,8 +14,6 @@ with scalars or 1x1 LFRs, ``+``/``-`` need equal shapes (scalars broadcast),
 
 from __future__ import annotations
 
-from numbers import Number
-
 import numpy as np
 
 from . import _core
@@ -418,7 +416,10 @@ def _blocks_of(labels) -> tuple[Block, ...]:
 
 
 def _is_scalar(x) -> bool:
-    return isinstance(x, Number) and not isinstance(x, bool) or (isinstance(x, np.ndarray) and x.size == 1 and x.dtype != object) or isinstance(x, np.generic)
+    """A real number (Python, numpy scalar, or a size-1 numeric array)."""
+    if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        return True
+    return isinstance(x, np.ndarray) and x.size == 1 and x.dtype.kind in "iuf"
 
 
 def as_lfr(value) -> LFR:
@@ -537,9 +538,9 @@ def _multiply(a, b) -> LFR:
     if ca is NotImplemented or cb is NotImplemented:
         return NotImplemented
     if ca.shape == (1, 1):
-        scalar, other, left = ca, cb, True
+        scalar, other = ca, cb
     elif cb.shape == (1, 1):
-        scalar, other, left = cb, ca, False
+        scalar, other = cb, ca
     else:
         raise TypeError(
             f"`*` is defined only with scalars or 1x1 LFRs; got shapes {ca.shape} and {cb.shape} "
@@ -549,7 +550,7 @@ def _multiply(a, b) -> LFR:
 
     p, m = other.shape
     # Repeat the scalar on the smaller side: min(p, m) copies of its Delta channels.
-    if m <= p and not (left and p == m):
+    if m < p:
         out = other @ blockdiag([scalar] * m)
     else:
         out = blockdiag([scalar] * p) @ other
