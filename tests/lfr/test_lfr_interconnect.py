@@ -164,3 +164,30 @@ def test_statespace_round_trip_keeps_names():
         as_lfr(control.ss([[0.5]], [[1]], [[1]], [[0]], dt=0.1))
     Xs = ss(P.A, P.B, P.C, P.D, inputs=["u", "d"], outputs=["y", "z"])
     assert np.allclose(_freq(Xs.nominal()), _freq(P))
+
+
+def test_rigid_two_port_inversion_matches_spec_formula():
+    # Spec 000a §2.5: [[0, T], [T^T, -D]]^-1 = [[T^-T D T^-1, T^-T], [T^-1, 0]] for a rigid
+    # two-port (inputs [W_C; acc_P], outputs [acc_C; W_P]).  T = tau(r) with an uncertain
+    # length, D a mass matrix with an uncertain mass; ports are groups of 6.
+    from satdyn.spatial import rigid_mass_matrix, skew, tau
+
+    L = ureal("L", 0.8, percent=10)
+    m = ureal("m", 5.0, percent=20)
+    N = np.zeros((6, 6))
+    N[:3, 3:] = skew(np.array([1.0, 0.0, 0.0]))
+    T = np.eye(6) + L * N
+    D_unit = rigid_mass_matrix(1.0, np.diag([0.1, 0.2, 0.3]), np.array([0.1, 0.0, 0.05]))
+    D = m * D_unit
+    Z = as_lfr([[np.zeros((6, 6)), T], [T.T, -D]]).rename(
+        inputs=[("W_C", 6), ("acc_P", 6)], outputs=[("acc_C", 6), ("W_P", 6)]
+    )
+    v = {"L": 0.85, "m": 4.5}
+    Tn = tau(np.array([0.85, 0.0, 0.0]))
+    Dn = 4.5 * D_unit
+    Ti = np.linalg.inv(Tn)
+    ref = np.block([[Ti.T @ Dn @ Ti, Ti.T], [Ti, np.zeros((6, 6))]])
+    full = invert_channels(Z, ["W_C", "acc_P"], ["acc_C", "W_P"])
+    assert np.allclose(full.evaluate(v), ref, rtol=1e-12, atol=1e-12)
+    assert full.input_groups == {"acc_C": Z.output_groups["acc_C"], "W_P": Z.output_groups["W_P"]}
+    assert np.allclose(Z.inv().evaluate(v), ref, rtol=1e-12, atol=1e-12)

@@ -448,11 +448,12 @@ def _coerce(value):
 
             return from_statespace(value)
     if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        arr = np.empty(0)
         try:
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             return _from_nested(value)
+        if arr.ndim > 2 and isinstance(value, (list, tuple)):
+            arr = np.block(value)  # a nested list of blocks, as np.block
         value = arr
     if _is_scalar(value) or isinstance(value, np.ndarray):
         arr = np.asarray(value, dtype=float)
