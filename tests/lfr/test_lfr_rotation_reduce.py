@@ -95,3 +95,28 @@ def test_reduction_respects_small_physical_scales_and_strict_flag():
     with pytest.raises(ValueError, match="strict=False"):
         identity.evaluate({"alpha": 1.0})
     assert np.allclose(identity.evaluate({"alpha": 1.0}, strict=False), np.eye(3), atol=1e-13)
+
+
+def test_nd_reduction_removes_a_cycle_between_blocks():
+    # Channels a2 and b2 only feed each other: unreachable from the inputs, so w = 0.
+    # 1-D reduction treats each one's partner as an external input and keeps both; the
+    # structured (n-D) reduction removes both.  Reference: the function is unchanged.
+    from satdyn.lfr import LFR
+
+    a = ureal("a", 1.0, percent=30)
+    b = ureal("b", 2.0, percent=30)
+    rng = np.random.default_rng(4)
+    M = np.zeros((4 + 2, 4 + 2))
+    M[[0, 2], 4:] = rng.normal(size=(2, 2))  # a1, b1 driven by the inputs
+    M[4:, [0, 2]] = rng.normal(size=(2, 2))  # a1, b1 seen at the outputs
+    M[0, 2] = 0.3                            # a1 <- b1
+    M[1, 3], M[3, 1] = 0.5, 0.5              # a2 <-> b2 cycle, isolated from I/O
+    M[4:, 4:] = rng.normal(size=(2, 2))
+    X = LFR(np.zeros((0, 0)), np.zeros((0, 6)), np.zeros((6, 0)), M, [(a, 2), (b, 2)])
+    assert reduce(X, method="1d").ndelta == 4
+    R = reduce(X)
+    assert R.ndelta == 2
+    v = {"a": 1.2, "b": 1.7}
+    assert np.allclose(R.evaluate(v), X.evaluate(v), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="method"):
+        reduce(X, method="2d")
