@@ -373,11 +373,11 @@ class LFR:
 
         return freqresp(self, omega, values, strict=strict)
 
-    def reduce(self, tol: float = 1e-10) -> "LFR":
+    def reduce(self, tol: float = 1e-10, *, method: str = "nd") -> "LFR":
         """Remove uncontrollable/unobservable Delta channels and states (see reduce.py)."""
         from .reduce import reduce
 
-        return reduce(self, tol)
+        return reduce(self, tol, method=method)
 
     def to_statespace(self, values=None):
         """``control.StateSpace`` at ``values`` (default nominal), also for a static LFR."""
