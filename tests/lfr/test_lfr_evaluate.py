@@ -130,7 +130,9 @@ def test_structured_batch_solver_matches_direct_formula(structure):
     Mfull = np.block([[A, rng.normal(size=(nd, 2))], [rng.normal(size=(3, nd)), rng.normal(size=(3, 2))]])
     X = LFR(np.zeros((0, 0)), np.zeros((0, nd + 2)), np.zeros((nd + 3, 0)), Mfull, list(zip(params, sizes)))
     values = {p.name: p.denormalize(rng.uniform(-1, 1, 40)) for p in params}
-    out = X.evaluate_batch(values, chunk=16)
+    seen = []
+    out = X.evaluate_batch(values, chunk=16, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(16, 40), (32, 40), (40, 40)]
     for i in range(40):
         d = np.concatenate([np.full(s, p.normalize(values[p.name][i])) for p, s in zip(params, sizes)])
         ref = _direct_fu(Mfull, d)

@@ -398,7 +398,7 @@ def _close_point(lfr, d):
     return out, rcond
 
 
-def _evaluate_deltas(lfr, d, chunk=None):
+def _evaluate_deltas(lfr, d, chunk=None, progress=None):
     nx, nd = lfr.nstates, lfr.ndelta
     N = d.shape[1]
     largest = _schedule(lfr).largest if nd else 0
@@ -420,13 +420,15 @@ def _evaluate_deltas(lfr, d, chunk=None):
     rcond = np.empty(N)
     for s in range(0, N, chunk):
         out[s:s + chunk], rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk])
+        if progress is not None:
+            progress(min(s + chunk, N), N)
     valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(N, -1)), axis=1)
     out[~valid] = np.nan
     return out, valid
 
 
 # --- public functions ----------------------------------------------------------------------
-def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True):
+def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
     """Evaluate at N points in one vectorised computation.
 
     Parameters
@@ -437,6 +439,8 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool =
         Points per vectorised chunk (default: sized to the cache / ~100 MB of work arrays).
     strict : bool
         Raise on names that are not parameters of this LFR (default); False ignores them.
+    progress : callable, optional
+        Called as ``progress(points_done, N)`` after each chunk.
 
     Returns
     -------
@@ -444,7 +448,7 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool =
     are NaN; for a StateSpaceBatch their ``valid`` entry is False.
     """
     d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
-    out, valid = _evaluate_deltas(lfr, d, chunk)
+    out, valid = _evaluate_deltas(lfr, d, chunk, progress)
     nx = lfr.nstates
     if nx == 0:
         return out

@@ -345,11 +345,11 @@ class LFR:
 
         return evaluate(self, values, strict=strict)
 
-    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True):
+    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
         """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array."""
         from .evaluate import evaluate_batch
 
-        return evaluate_batch(self, values, chunk=chunk, strict=strict)
+        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress)
 
     def nominal(self):
         """Value at the nominal point (all deltas 0)."""
