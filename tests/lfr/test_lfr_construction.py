@@ -83,3 +83,14 @@ def test_blockdiag_of_transforms_and_counts():
     X = blockdiag([a, m, a])
     assert {b.name: b.size for b in X.blocks} == {"a": 2, "m": 1}
     assert np.allclose(np.diag(X.evaluate({"a": 0.4, "m": 1.05})), [np.tan(0.2), 1.05, np.tan(0.2)])
+
+
+def test_lfr_pickles_for_parallel_workers():
+    import pickle
+
+    a = vreal("a", 0.1, range=(-3, 3), transform="tan_quarter")
+    X = blockdiag([a, ureal("m", 1.0, percent=5)])
+    X.evaluate_batch({"a": np.ones(3)})  # populate the structure cache
+    Y = pickle.loads(pickle.dumps(X))
+    assert Y.blocks == X.blocks
+    assert np.array_equal(Y.evaluate({"a": 1.0}), X.evaluate({"a": 1.0}))

@@ -45,6 +45,7 @@ __all__ = ["evaluate", "evaluate_batch", "subs", "sample", "freqresp", "IllPosed
 RCOND_TOL = 1e-12
 _CHUNK_BYTES = 96e6
 _CACHE_BYTES = 1.5e6
+_DENSE_POINT_MAX = 300  # single points: dense LAPACK up to this many channels (O(n^3))
 
 
 class IllPosedError(ValueError):
@@ -409,7 +410,7 @@ def _evaluate_deltas(lfr, d, chunk=None, progress=None):
         per_sweep = 8.0 * k * max(1, min(nd, _SUPERBLOCK))
         per_point = 8.0 * (3 * largest * largest + nd * k + (nx + lfr.noutputs) * k)
         chunk = int(max(16, min(_CACHE_BYTES // per_sweep, _CHUNK_BYTES // per_point)))
-    if N == 1 and nd:
+    if N == 1 and nd and (nd <= _DENSE_POINT_MAX or largest > nd // 2):
         out, rcond = _close_point(lfr, d[:, 0])
         out = out[None]
         rcond = np.array([rcond])
