@@ -45,7 +45,7 @@ __all__ = ["evaluate", "evaluate_batch", "subs", "sample", "freqresp", "IllPosed
 RCOND_TOL = 1e-12
 _CHUNK_BYTES = 96e6
 _CACHE_BYTES = 1.5e6
-_DENSE_POINT_MAX = 300  # single points: dense LAPACK up to this many channels (O(n^3))
+_DENSE_POINT_MAX = 400  # single points: dense LAPACK up to this many channels (O(n^3))
 
 
 class IllPosedError(ValueError):
