@@ -112,6 +112,16 @@ def test_nd_reduction_removes_a_cycle_between_blocks():
     M[0, 2] = 0.3                            # a1 <- b1
     M[1, 3], M[3, 1] = 0.5, 0.5              # a2 <-> b2 cycle, isolated from I/O
     M[4:, 4:] = rng.normal(size=(2, 2))
+    # Rotate the channels inside each block (an exact similarity): the matrix becomes
+    # dense, so no sparsity argument can find the cycle -- only the numerical n-D test.
+    c, s = np.cos(0.7), np.sin(0.7)
+    Q = np.array([[c, -s], [s, c]])
+    T = np.eye(6)
+    T[:2, :2], T[2:4, 2:4] = Q, Q.T
+    Tinv = np.eye(6)
+    Tinv[:4, :4] = T[:4, :4].T
+    M = T @ M @ Tinv
+    assert np.all(M[:4, 4:] != 0) and np.all(M[4:, :4] != 0)
     X = LFR(np.zeros((0, 0)), np.zeros((0, 6)), np.zeros((6, 0)), M, [(a, 2), (b, 2)])
     assert reduce(X, method="1d").ndelta == 4
     R = reduce(X)
@@ -120,3 +130,27 @@ def test_nd_reduction_removes_a_cycle_between_blocks():
     assert np.allclose(R.evaluate(v), X.evaluate(v), rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="method"):
         reduce(X, method="2d")
+
+
+def test_reduction_keeps_the_coordinates_of_blocks_it_does_not_shrink():
+    # Regression: rotating full-rank blocks would merge the triangular structure of a
+    # chain into large loops (same function, much slower batch evaluation).  Reference:
+    # the strongly connected components of D_zw before and after.
+    from satdyn.lfr.evaluate import _schedule
+
+    rng = np.random.default_rng(5)
+    chain = None
+    for k in range(3):
+        a = vreal(f"a{k}", 0.0, range=(-3, 3), transform="tan_quarter")
+        R = rotation_lfr(rng.normal(size=3), a)
+        T = blockdiag([R, R]) @ (np.eye(6) + 0.1 * rng.normal(size=(6, 6)))
+        chain = T if chain is None else chain @ T
+    w = ureal("w", 2.0, percent=20)
+    mode = ss([[0.0, 1.0], [-(w * w), -0.02 * w]], [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]])
+    G = chain @ (np.eye(6) + rng.normal(size=(6, 1)) @ mode @ rng.normal(size=(1, 6))) @ chain.T
+    R = reduce(G)
+    assert {b.name: b.size for b in R.blocks}["w"] == 2
+    assert _schedule(R).largest == _schedule(G).largest == 2
+    v = {"a0": 1.0, "a1": -2.0, "a2": 0.5, "w": 2.3}
+    for s in (0.5j, 3.0j):
+        assert np.allclose(R.evaluate(v)(s), G.evaluate(v)(s), rtol=1e-9)

@@ -1,6 +1,7 @@
 """Order reduction of an LFR: removal of uncontrollable / unobservable channels.
 
-Two reductions, both exact because ``delta I`` commutes with any change of basis
+First a structural pass deletes channels that, in the sparsity graph, no input
+reaches or that reach no output.  Then two numerical reductions, both exact because ``delta I`` commutes with any change of basis
 inside a block, and both dropping channels that carry ``w = 0`` whenever the loop is
 well posed:
 
@@ -112,6 +113,9 @@ def _structured_subspaces(A: np.ndarray, B: np.ndarray, slices, atol: float) -> 
 
 
 def _project_structured(M: np.ndarray, slices, V_list) -> np.ndarray:
+    # Blocks that keep all their channels keep their coordinates: rotating them would
+    # needlessly destroy the sparsity the batch evaluation exploits.
+    V_list = [np.eye(e - s) if v.shape[1] == e - s else v for (s, e), v in zip(slices, V_list)]
     q = slices[-1][1] if slices else 0
     T = np.zeros((q, sum(v.shape[1] for v in V_list)))
     col = 0
@@ -166,6 +170,33 @@ def _one_d_pass(M, labels, atol):
     return M, labels, changed
 
 
+def _structural_pass(M, labels):
+    """Delete channels that no input reaches or that reach no output in the sparsity
+    graph of M (exact, and it keeps the remaining channels' coordinates)."""
+    q = len(labels)
+    if not q:
+        return M, labels, False
+    P = M[:q, :q] != 0.0
+    reach = np.any(M[:q, q:] != 0.0, axis=1)
+    while True:
+        new = reach | np.any(P[:, reach], axis=1)
+        if np.array_equal(new, reach):
+            break
+        reach = new
+    seen = np.any(M[q:, :q] != 0.0, axis=0)
+    while True:
+        new = seen | np.any(P[seen, :], axis=0)
+        if np.array_equal(new, seen):
+            break
+        seen = new
+    keep = reach & seen
+    if keep.all():
+        return M, labels, False
+    rows = np.r_[np.flatnonzero(keep), np.arange(q, M.shape[0])]
+    cols = np.r_[np.flatnonzero(keep), np.arange(q, M.shape[1])]
+    return M[np.ix_(rows, cols)], [lab for lab, k in zip(labels, keep) if k], True
+
+
 def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd") -> LFR:
     """LFR with the same input/output map and fewer channels (see module docstring).
 
@@ -185,6 +216,7 @@ def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd") -> LFR:
     M, out_scale, in_scale = _balance(lfr._M, len(labels))
     # Absolute threshold relative to the size of the whole realisation.
     atol = tol * max(float(np.linalg.norm(M, 2)) if M.size else 0.0, np.finfo(float).tiny)
+    M, labels, _ = _structural_pass(M, labels)
     for _ in range(20):
         changed = False
         if method == "nd":
