@@ -139,7 +139,8 @@ class Parameter:
         """Warn (:class:`OutOfRangeWarning`) if any value lies outside the range."""
         value = np.asarray(value, dtype=float)
         low, high = self.range
-        outside = (value < low) | (value > high)
+        slack = 1e-12 * (high - low)  # round-off of denormalize(+-1) is not "outside"
+        outside = (value < low - slack) | (value > high + slack)
         if np.any(outside):
             sample = float(np.asarray(value)[outside].ravel()[0])
             warnings.warn(
