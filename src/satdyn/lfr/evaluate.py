@@ -134,17 +134,18 @@ def _schedule(lfr) -> _Schedule:
     by_level: dict[int, list[int]] = {}
     for c in range(n_comp):
         by_level.setdefault(int(level[c]), []).append(c)
+    def is_free(c):  # a single channel without self-loop: w = delta * rhs
+        return len(members[c]) == 1 and not pattern[members[c][0], members[c][0]]
+
     perm: list[int] = []
     levels = []
     for lev in sorted(by_level):
         l0 = len(perm)
         free, loops = [], {}
-        def is_free(c):
-            return len(members[c]) == 1 and not pattern[members[c][0], members[c][0]]
-
+        # Free channels first, then loops grouped by size: each group is contiguous.
         for c in sorted(by_level[lev], key=lambda c: (not is_free(c), len(members[c]))):
             mem = members[c]
-            if len(mem) == 1 and not pattern[mem[0], mem[0]]:
+            if is_free(c):
                 free.append(len(perm) - l0)
             else:
                 loops.setdefault(len(mem), []).append(len(perm))
@@ -160,7 +161,6 @@ def _schedule(lfr) -> _Schedule:
         for size, starts in _loops_sorted(entry[3]):
             count = len(starts)
             g0 = starts[0]
-            assert starts == list(range(g0, g0 + count * size, size))
             groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
         entry[3] = groups
     spans, first = [], 0
