@@ -1,0 +1,2 @@
+"""satdyn.freefloating (in construction)."""
+from .model import SpacecraftManipulator, from_dh
