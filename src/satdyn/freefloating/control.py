@@ -19,6 +19,7 @@ Arguments (dimensions): ``t`` scalar or (T,) [s]; ``q``, ``qdot`` (..., N); ``H`
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -84,6 +85,12 @@ class JointSequenceCommand:
                 t += dur
         return out
 
+    @functools.cached_property
+    def _segment_arrays(self):
+        segs = self.segments()
+        return (np.array([s[0] for s in segs], dtype=int), np.array([s[1] for s in segs]),
+                np.array([s[2] for s in segs]), np.array([s[3] for s in segs]))
+
     @property
     def duration(self) -> float:
         """Total duration including gaps and the settle time [s]."""
@@ -109,14 +116,11 @@ class JointSequenceCommand:
         -------
         qd, qd_dot, qd_ddot : ndarray, shape (..., N)
         """
-        t = as_float_array(t, "t")
-        q = np.zeros(t.shape + (self.n_joints,))
-        qdot = np.zeros_like(q)
-        for j, t0, t1, r in self.segments():
-            if r == 0.0:
-                continue
-            q[..., j] += r * np.clip(t - t0, 0.0, t1 - t0)
-            qdot[..., j] += np.where((t >= t0) & (t < t1), r, 0.0)
+        t = as_float_array(t, "t")[..., None]
+        joint, t0, t1, rate = self._segment_arrays
+        onehot = np.eye(self.n_joints)[joint] * rate[:, None]          # (S, N)
+        q = np.clip(t - t0, 0.0, t1 - t0) @ onehot
+        qdot = ((t >= t0) & (t < t1)).astype(float) @ onehot
         return q, qdot, np.zeros_like(q)
 
 

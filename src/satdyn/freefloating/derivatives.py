@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from ..spatial.algebra import _skew
+from .kinematics import _cross
 from .inertia import InertiaBlocks, _reduced, base_inertia_inverse
 
 __all__ = [
@@ -77,14 +78,14 @@ def block_derivatives(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivati
     KI = K[..., :, None, :, :] @ I[..., None, :, :, :]
     dI = (KI + _t(KI)) * upto[:, :, None, None]  # (kₖ^× Iᵢ)ᵀ = −Iᵢ kₖ^×
     # ∂J_Ri/∂qₖ column l = kₖ × kₗ for k < l <= i
-    kxk = np.cross(k[..., :, None, :], k[..., None, :, :]) * strictly[:, :, None]  # (..., k, l, 3)
+    kxk = _cross(k[..., :, None, :], k[..., None, :, :]) * strictly[:, :, None]  # (..., k, l, 3)
     lower = np.tril(np.ones((n, n)))                                                # [i, l]: l <= i
     dJR = np.swapaxes(kxk[..., :, None, :, :] * lower[:, :, None], -1, -2)         # (..., k, i, 3, l)
     # ∂J_Ti/∂qₖ column l:  k < l <= i: kₖ × J_Ti[:, l];  l <= k <= i: kₗ × J_Ti[:, k]
     JTc = np.swapaxes(JT, -1, -2)                                                   # (..., i, l, 3)
-    a = np.cross(k[..., :, None, None, :], JTc[..., None, :, :, :])                 # (..., k, i, l, 3)
+    a = _cross(k[..., :, None, None, :], JTc[..., None, :, :, :])                 # (..., k, i, l, 3)
     a = a * strictly[:, None, :, None]
-    b = np.cross(k[..., None, None, :, :], np.swapaxes(JTc, -3, -2)[..., :, :, None, :])  # kₗ × J_Ti[:,k]
+    b = _cross(k[..., None, None, :, :], np.swapaxes(JTc, -3, -2)[..., :, :, None, :])  # kₗ × J_Ti[:,k]
     b = b * ((kk[None, None, :] <= kk[:, None, None]) * (kk[:, None, None] <= kk[None, :, None]))[..., None]
     dJT = np.swapaxes(a + b, -1, -2)                                                # (..., k, i, 3, l)
 
@@ -149,22 +150,22 @@ def block_rates(model, blocks: InertiaBlocks, base_twist, qdot) -> BlockRates:
     kq = k * qd[..., None]
     wL = w0[..., None, :] + np.cumsum(kq, axis=-2)                    # ω of link i (eq. 16)
     wJ = np.concatenate([w0[..., None, :], wL[..., :-1, :]], axis=-2)  # ω of 𝒥ᵢ (eq. 68)
-    kdot = np.cross(wJ, k)                                            # (71)
+    kdot = _cross(wJ, k)                                            # (71)
     # velocities of the link CoMs and the joint origins (15)
     r0 = kin.base_position[..., None, :]
-    rdot = v0[..., None, :] + np.cross(w0[..., None, :], r - r0)
-    pdot = v0[..., None, :] + np.cross(w0[..., None, :], p - r0)
-    rdot = rdot + np.cross(np.cumsum(kq, axis=-2), r) - np.cumsum(np.cross(kq, p), axis=-2)
+    rdot = v0[..., None, :] + _cross(w0[..., None, :], r - r0)
+    pdot = v0[..., None, :] + _cross(w0[..., None, :], p - r0)
+    rdot = rdot + _cross(np.cumsum(kq, axis=-2), r) - np.cumsum(_cross(kq, p), axis=-2)
     ckq = np.cumsum(kq, axis=-2)
-    ckqp = np.cumsum(np.cross(kq, p), axis=-2)
+    ckqp = np.cumsum(_cross(kq, p), axis=-2)
     zero = np.zeros_like(ckq[..., :1, :])
-    pdot = pdot + np.cross(np.concatenate([zero, ckq[..., :-1, :]], -2), p) - np.concatenate([zero, ckqp[..., :-1, :]], -2)
+    pdot = pdot + _cross(np.concatenate([zero, ckq[..., :-1, :]], -2), p) - np.concatenate([zero, ckqp[..., :-1, :]], -2)
     lower = np.tril(np.ones((n, n)))[:, :, None]
     # J̇_Ri, J̇_Ti (71)-(73): columns l <= i
     JRdot = np.swapaxes(kdot[..., None, :, :] * lower, -1, -2)
     d = r[..., :, None, :] - p[..., None, :, :]
     dd = rdot[..., :, None, :] - pdot[..., None, :, :]
-    JTdot = np.swapaxes((np.cross(kdot[..., None, :, :], d) + np.cross(k[..., None, :, :], dd)) * lower, -1, -2)
+    JTdot = np.swapaxes((_cross(kdot[..., None, :, :], d) + _cross(k[..., None, :, :], dd)) * lower, -1, -2)
     I = kin.link_inertias
     WL = _skew(wL)
     Idot = WL @ I - I @ WL                                            # (70)

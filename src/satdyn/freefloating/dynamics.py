@@ -29,7 +29,7 @@ import numpy as np
 from ..spatial._checks import as_batch_of
 from .derivatives import block_derivatives, block_rates, coriolis_terms
 from .inertia import base_inertia_inverse, blocks_from_kinematics, system_mass_matrix
-from .kinematics import _check_config, _forward_kinematics
+from .kinematics import _check_config, _cross, _forward_kinematics
 
 __all__ = [
     "reduced_terms",
@@ -224,7 +224,7 @@ def full_forward_dynamics(model, q, qdot, base_twist, tau, base_force=None, base
     rates = block_rates(model, blocks, tw, qd)
     M = _mv(blocks.H0, tw) + _mv(blocks.H0m, qd)
     P = M[..., :3]
-    rate = np.concatenate([f0 + 0.0 * P, n0 - np.cross(tw[..., :3], P)], axis=-1)
+    rate = np.concatenate([f0 + 0.0 * P, n0 - _cross(tw[..., :3], P)], axis=-1)
     dTdq = (0.5 * np.einsum("...i,...kij,...j->...k", tw, der.dH0, tw)
             + np.einsum("...i,...kij,...j->...k", tw, der.dH0m, qd)
             + 0.5 * np.einsum("...i,...kij,...j->...k", qd, der.dHm, qd))

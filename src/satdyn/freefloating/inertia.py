@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 
 from ..spatial.algebra import _skew
-from .kinematics import Kinematics, _check_config, _forward_kinematics
+from .kinematics import Kinematics, _check_config, _cross, _forward_kinematics
 
 __all__ = [
     "InertiaBlocks",
@@ -82,7 +82,7 @@ def translational_jacobians(kin: Kinematics, points) -> np.ndarray:
     """
     n = kin.joint_axes.shape[-2]
     d = points[..., :, None, :] - kin.joint_positions[..., None, :, :]  # (..., i, l, 3)
-    J = np.cross(kin.joint_axes[..., None, :, :], d) * np.tril(np.ones((n, n)))[:, :, None]
+    J = _cross(kin.joint_axes[..., None, :, :], d) * np.tril(np.ones((n, n)))[:, :, None]
     return np.swapaxes(J, -1, -2)
 
 

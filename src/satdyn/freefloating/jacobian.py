@@ -23,7 +23,7 @@ import numpy as np
 from ..spatial._checks import as_batch_of
 from ..spatial.algebra import _skew
 from .inertia import base_inertia_inverse, blocks_from_kinematics
-from .kinematics import _check_config, _forward_kinematics
+from .kinematics import _check_config, _cross, _forward_kinematics
 from .modes import ManeuveringMode, require_momentum_conserving
 
 __all__ = [
@@ -70,7 +70,7 @@ def _point_jacobians(model, kin, link, local_point) -> PointJacobians:
     J0[..., 3:, 3:] = np.eye(3)
     J0[..., :3, 3:] = -_skew(x - kin.base_position)                       # (105): −x₀ᵢ^×
     mask = (np.arange(n) < link).astype(float)[:, None]
-    lin = np.cross(kin.joint_axes, x[..., None, :] - kin.joint_positions) * mask
+    lin = _cross(kin.joint_axes, x[..., None, :] - kin.joint_positions) * mask
     Jm = np.concatenate([np.swapaxes(lin, -1, -2), np.swapaxes(kin.joint_axes * mask, -1, -2)], axis=-2)  # (104)
     return PointJacobians(J0, Jm, x)
 

@@ -73,6 +73,13 @@ class Kinematics:
     ee_attitude: np.ndarray
 
 
+def _cross(a, b):
+    """Cross product over the last axis (3); np.cross's argument handling dominates small calls."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
 def _rz(q):
     c, s = np.cos(q), np.sin(q)
     R = np.zeros(q.shape + (3, 3))
@@ -143,8 +150,8 @@ def _forward_kinematics(model, q, r0, R0) -> Kinematics:
 def _rotate(quat, v):
     """Rotate vectors by scalar-last unit quaternions, q ⊗ [v, 0] ⊗ q* (eq. 21), expanded."""
     e, w = quat[..., :3], quat[..., 3:]
-    t = 2.0 * np.cross(e, v)
-    return v + w * t + np.cross(e, t)
+    t = 2.0 * _cross(e, v)
+    return v + w * t + _cross(e, t)
 
 
 def forward_kinematics_quaternion(model, q, base_position=None, base_quaternion=None):
@@ -225,11 +232,11 @@ def point_velocity(kin: Kinematics, link: int, point, base_twist, qdot) -> np.nd
     x = as_batch_of(point, (3,), "point")
     tw = as_batch_of(base_twist, (6,), "base_twist")
     qd = as_batch_of(qdot, (n,), "qdot")
-    v = tw[..., :3] + np.cross(tw[..., 3:], x - kin.base_position)
+    v = tw[..., :3] + _cross(tw[..., 3:], x - kin.base_position)
     w = tw[..., 3:] + 0.0 * v
     for j in range(int(link)):
         kj = kin.joint_axes[..., j, :]
-        v = v + np.cross(kj, x - kin.joint_positions[..., j, :]) * qd[..., j, None]
+        v = v + _cross(kj, x - kin.joint_positions[..., j, :]) * qd[..., j, None]
         w = w + kj * qd[..., j, None]
     return np.concatenate([v, w], axis=-1)
 
@@ -248,8 +255,8 @@ def link_velocities(kin: Kinematics, base_twist, qdot):
     w = tw[..., None, 3:] + np.cumsum(kq, axis=-2)
     # ṙᵢ = v0 + ω0×(rᵢ−r0) + Σ_{j≤i} q̇ⱼ kⱼ×(rᵢ−pⱼ), written with running sums.
     rel = kin.link_coms - kin.base_position[..., None, :]
-    v = tw[..., None, :3] + np.cross(tw[..., None, 3:], rel)
-    v = v + np.cross(np.cumsum(kq, axis=-2), kin.link_coms) - np.cumsum(np.cross(kq, kin.joint_positions), axis=-2)
+    v = tw[..., None, :3] + _cross(tw[..., None, 3:], rel)
+    v = v + _cross(np.cumsum(kq, axis=-2), kin.link_coms) - np.cumsum(_cross(kq, kin.joint_positions), axis=-2)
     return v, w
 
 

@@ -34,7 +34,7 @@ from .control import ComputedTorqueController
 from .derivatives import block_derivatives, coriolis_terms
 from .dynamics import full_forward_dynamics, reduced_terms
 from .inertia import base_inertia_inverse, blocks_from_kinematics
-from .kinematics import _forward_kinematics, link_velocities, system_com
+from .kinematics import _cross, _forward_kinematics, link_velocities, system_com
 from .modes import ManeuveringMode, as_mode, base_wrench as mode_wrench
 
 __all__ = ["SimulationResult", "simulate", "momentum_report"]
@@ -105,9 +105,9 @@ def momentum_report(model, q, qdot, base_position, base_attitude, base_twist):
     m, m0 = model.link_masses, model.base_mass
     v0, w0 = base_twist[..., :3], base_twist[..., 3:]
     P_base = m0 * v0
-    L_base = np.einsum("...ij,...j->...i", kin.base_inertia, w0) + np.cross(base_position, P_base)
+    L_base = np.einsum("...ij,...j->...i", kin.base_inertia, w0) + _cross(base_position, P_base)
     p_links = m[:, None] * rdot
-    L_links = np.einsum("...nij,...nj->...ni", kin.link_inertias, w) + np.cross(kin.link_coms, p_links)
+    L_links = np.einsum("...nij,...nj->...ni", kin.link_inertias, w) + _cross(kin.link_coms, p_links)
     T = 0.5 * (np.einsum("...i,...ij,...j->...", w0, kin.base_inertia, w0) + m0 * np.einsum("...i,...i", v0, v0)
                + np.einsum("...ni,...nij,...nj->...", w, kin.link_inertias, w) + np.einsum("n,...ni,...ni->...", m, rdot, rdot))
     return {"P": P_base + p_links.sum(-2), "L": L_base + L_links.sum(-2), "P_base": P_base, "L_base": L_base,
