@@ -17,6 +17,7 @@ exists; today models are built from the DH table (:func:`from_dh`) or from joint
 from .control import ComputedTorqueController, JointSequenceCommand, gains_from_torque_limits
 from .derivatives import (
     block_derivatives,
+    block_derivatives_dh_route,
     block_rates,
     christoffel_matrix,
     coriolis_terms,
@@ -64,7 +65,7 @@ __all__ = [
     "system_com", "base_twist_to_body", "base_twist_from_body",
     "InertiaBlocks", "inertia_blocks", "generalized_inertia", "system_mass_matrix", "base_inertia_inverse",
     "schur_complement_elements",
-    "block_derivatives", "block_rates", "inertia_derivative", "generalized_inertia_rate", "coriolis_vector",
+    "block_derivatives", "block_derivatives_dh_route", "block_rates", "inertia_derivative", "generalized_inertia_rate", "coriolis_vector",
     "coriolis_terms", "christoffel_matrix",
     "reduced_terms", "reduced_forward_dynamics", "reduced_inverse_dynamics", "base_twist_from_momentum",
     "momentum_from_twist", "reduced_forward_dynamics_with_momentum", "FullAcceleration", "full_forward_dynamics",

@@ -27,6 +27,7 @@ from .inertia import InertiaBlocks, _reduced, base_inertia_inverse
 __all__ = [
     "BlockDerivatives",
     "block_derivatives",
+    "block_derivatives_dh_route",
     "inertia_derivative",
     "block_rates",
     "generalized_inertia_rate",
@@ -62,8 +63,6 @@ def block_derivatives(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivati
     """
     kin = blocks.kin
     n = model.n_joints
-    m = model.link_masses
-    mt = blocks.total_mass
     k = kin.joint_axes                 # (..., N, 3)
     JT, JR = blocks.JT, blocks.JR      # (..., i, 3, l)
     I = kin.link_inertias              # (..., i, 3, 3)
@@ -88,7 +87,15 @@ def block_derivatives(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivati
     b = _cross(k[..., None, None, :, :], np.swapaxes(JTc, -3, -2)[..., :, :, None, :])  # kₗ × J_Ti[:,k]
     b = b * ((kk[None, None, :] <= kk[:, None, None]) * (kk[:, None, None] <= kk[None, :, None]))[..., None]
     dJT = np.swapaxes(a + b, -1, -2)                                                # (..., k, i, 3, l)
+    return _assemble(model, blocks, dr, dI, dJT, dJR, H0inv)
 
+
+def _assemble(model, blocks, dr, dI, dJT, dJR, H0inv):
+    """∂H₀, ∂H₀ₘ, ∂Hₘ, ∂H (eqs. 81-82, 95-101) from ∂rᵢ, ∂Iᵢ, ∂J_Ti, ∂J_Ri (k on axis -4/-3)."""
+    m = model.link_masses
+    mt = blocks.total_mass
+    JT, JR = blocks.JT, blocks.JR
+    I = blocks.kin.link_inertias
     # H₀ derivatives (99)-(101)
     dr0C = np.einsum("i,...kia->...ka", m, dr) / mt
     X = _skew(blocks.r0i)[..., None, :, :, :]      # (..., 1, i, 3, 3)
@@ -116,6 +123,57 @@ def block_derivatives(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivati
     u = _t(dH0m) @ Gb
     dH = dHm - u - _t(u) + _t(Gb) @ dH0 @ Gb
     return BlockDerivatives(dH0, dH0m, dHm, dH, H, G)
+
+
+def block_derivatives_dh_route(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivatives:
+    """The same derivatives by the paper's route: products of transform derivatives (eqs. 83-94).
+
+    ∂T/∂qₖ of every frame after joint k is T_Jₖ (∂Rz(qₖ)/∂qₖ) Pₖ₊₁ Rz(qₖ₊₁) ⋯ (eqs. 85-91, in the
+    joint-placement form), from which ∂kₗ, ∂pₗ, ∂rᵢ, ∂R_Lᵢ, ∂Iᵢ (102), ∂J_Ti (93-94, corrected column
+    index) and ∂J_Ri (92) follow.  No cross-product identities are used: an independent check of
+    :func:`block_derivatives` (a Python loop over k and l; slower).
+    """
+    kin = blocks.kin
+    n = model.n_joints
+    batch = kin.joint_axes.shape[:-2]
+    RJ = _joint_R(model, kin)
+    Rz = np.swapaxes(RJ, -1, -2) @ kin.link_attitudes          # Rz(qᵢ) = R_Jᵢᵀ R_Kᵢ
+    Sz = np.zeros((3, 3))
+    Sz[0, 1], Sz[1, 0] = -1.0, 1.0
+    dRz = Sz @ Rz                                               # ∂Rz/∂q = Ŝ_z Rz (eq. 84)
+    dr = np.zeros(batch + (n, n, 3))
+    dI = np.zeros(batch + (n, n, 3, 3))
+    dk = np.zeros(batch + (n, n, 3))
+    dp = np.zeros(batch + (n, n, 3))
+    for k in range(n):
+        dR = RJ[..., k, :, :] @ dRz[..., k, :, :]          # ∂R_Kₖ/∂qₖ; the origin pₖ does not move
+        do = np.zeros(batch + (3,))
+        for i in range(k, n):
+            if i > k:                                       # ∂T_Jᵢ = ∂T_Kᵢ₋₁ Pᵢ, ∂T_Kᵢ = ∂T_Jᵢ Rz(qᵢ)
+                P = model.joint_placements[i]
+                do = do + dR @ P[:3, 3]
+                dRJ = dR @ P[:3, :3]
+                dk[..., k, i, :] = dRJ[..., :, 2]
+                dp[..., k, i, :] = do
+                dR = dRJ @ Rz[..., i, :, :]
+            RK = kin.link_attitudes[..., i, :, :]
+            dr[..., k, i, :] = do + dR @ model.link_coms[i]
+            X = dR @ model.link_inertias[i] @ np.swapaxes(RK, -1, -2)
+            dI[..., k, i, :, :] = X + np.swapaxes(X, -1, -2)           # eq. (102)
+    lower = np.tril(np.ones((n, n)))[:, :, None]                          # [i, l]: l <= i
+    d = kin.link_coms[..., :, None, :] - kin.joint_positions[..., None, :, :]      # rᵢ − pₗ (i, l)
+    dd = dr[..., :, :, None, :] - dp[..., :, None, :, :]                            # ∂rᵢ − ∂pₗ (k, i, l)
+    dJTc = (_cross(dk[..., :, None, :, :], d[..., None, :, :, :])
+            + _cross(kin.joint_axes[..., None, None, :, :], dd)) * lower        # eq. (94)
+    dJT = np.swapaxes(dJTc, -1, -2)
+    dJR = np.swapaxes(dk[..., :, None, :, :] * lower, -1, -2)                    # eq. (92)
+    return _assemble(model, blocks, dr, dI, dJT, dJR, H0inv)
+
+
+def _joint_R(model, kin):
+    """Attitudes R_Jᵢ of the joint frames (before the joint rotation)."""
+    parents = np.concatenate([kin.base_attitude[..., None, :, :], kin.link_attitudes[..., :-1, :, :]], axis=-3)
+    return parents @ model.joint_placements[:, :3, :3]
 
 
 def inertia_derivative(model, blocks: InertiaBlocks) -> np.ndarray:
