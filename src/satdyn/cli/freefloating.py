@@ -46,6 +46,6 @@ def summary(result) -> str:
                      + "; r0 [m] = " + ", ".join(f"{x:+.2e}" for x in pose["position_m"]))
         for c in run.cycles:
             rng = np.vstack([c.euler_min_deg, c.euler_max_deg])
-            lines.append(f"  joint {c.joint}: psi {rng[0, 2]:+8.3f} .. {rng[1, 2]:+8.3f} deg, theta {rng[0, 1]:+8.3f} .. "
-                         f"{rng[1, 1]:+8.3f} deg, psi(end) {c.euler_end_deg[2]:+.5f} deg")
+            lines.append(f"  joint {c.joint}: psi {rng[0, 2]:+8.3f} .. {rng[1, 2]:+8.3f} deg, "
+                         f"theta {rng[0, 1]:+8.3f} .. {rng[1, 1]:+8.3f} deg, psi(end) {c.euler_end_deg[2]:+.5f} deg")
     return "\n".join(lines)

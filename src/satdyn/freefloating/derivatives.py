@@ -217,7 +217,8 @@ def block_rates(model, blocks: InertiaBlocks, base_twist, qdot) -> BlockRates:
     ckq = np.cumsum(kq, axis=-2)
     ckqp = np.cumsum(_cross(kq, p), axis=-2)
     zero = np.zeros_like(ckq[..., :1, :])
-    pdot = pdot + _cross(np.concatenate([zero, ckq[..., :-1, :]], -2), p) - np.concatenate([zero, ckqp[..., :-1, :]], -2)
+    before = np.concatenate([zero, ckq[..., :-1, :]], -2)      # Σ_{m<l} kₘq̇ₘ: ϱₗ sits on link l−1
+    pdot = pdot + _cross(before, p) - np.concatenate([zero, ckqp[..., :-1, :]], -2)
     lower = np.tril(np.ones((n, n)))[:, :, None]
     # J̇_Ri, J̇_Ti (71)-(73): columns l <= i
     JRdot = np.swapaxes(kdot[..., None, :, :] * lower, -1, -2)

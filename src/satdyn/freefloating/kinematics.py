@@ -176,7 +176,8 @@ def forward_kinematics_quaternion(model, q, base_position=None, base_quaternion=
     ee_quaternion : ndarray, shape (..., 4)
     """
     n = model.n_joints
-    qb = np.array([0.0, 0.0, 0.0, 1.0]) if base_quaternion is None else as_batch_of(base_quaternion, (4,), "base_quaternion")
+    qb = (np.array([0.0, 0.0, 0.0, 1.0]) if base_quaternion is None
+          else as_batch_of(base_quaternion, (4,), "base_quaternion"))
     qb = qb / np.linalg.norm(qb, axis=-1, keepdims=True)
     q, r0, _ = _check_config(model, q, base_position, None)
     batch = broadcast_batches((q, 1, "q"), (qb, 1, "base_quaternion"))

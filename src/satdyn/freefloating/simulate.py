@@ -109,7 +109,8 @@ def momentum_report(model, q, qdot, base_position, base_attitude, base_twist):
     p_links = m[:, None] * rdot
     L_links = np.einsum("...nij,...nj->...ni", kin.link_inertias, w) + _cross(kin.link_coms, p_links)
     T = 0.5 * (np.einsum("...i,...ij,...j->...", w0, kin.base_inertia, w0) + m0 * np.einsum("...i,...i", v0, v0)
-               + np.einsum("...ni,...nij,...nj->...", w, kin.link_inertias, w) + np.einsum("n,...ni,...ni->...", m, rdot, rdot))
+               + np.einsum("...ni,...nij,...nj->...", w, kin.link_inertias, w)
+               + np.einsum("n,...ni,...ni->...", m, rdot, rdot))
     return {"P": P_base + p_links.sum(-2), "L": L_base + L_links.sum(-2), "P_base": P_base, "L_base": L_base,
             "T": T, "com": system_com(model, kin)}
 
@@ -175,7 +176,8 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
     q0 = np.zeros(n) if q0 is None else as_batch_of(q0, (n,), "q0")
     qdot0 = np.zeros(n) if qdot0 is None else as_batch_of(qdot0, (n,), "qdot0")
     r0 = np.zeros(3) if base_position is None else as_batch_of(base_position, (3,), "base_position")
-    quat0 = np.array([0.0, 0.0, 0.0, 1.0]) if base_quaternion is None else as_batch_of(base_quaternion, (4,), "base_quaternion")
+    quat0 = (np.array([0.0, 0.0, 0.0, 1.0]) if base_quaternion is None
+             else as_batch_of(base_quaternion, (4,), "base_quaternion"))
     quat0 = quat0 / np.linalg.norm(quat0)
     M0 = np.zeros(6) if momentum is None else as_batch_of(momentum, (6,), "momentum")
     reduced = (mode is ManeuveringMode.FLOATING and not np.any(M0) and base_twist0 is None
