@@ -24,11 +24,12 @@ from ..results import to_jsonable
 
 __all__ = ["main", "SUBCOMMANDS"]
 
-# subcommand name -> module implementing it (imported only when used, so one study's
-# heavy imports never slow another).
+# subcommand name -> module implementing it (one entry per line; the modules are imported
+# when the parser is built, to read their options).
 SUBCOMMANDS: dict[str, str] = {
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
+    "freefloating": "satdyn.cli.freefloating",
 }
 
 

@@ -7,5 +7,13 @@ object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 
 from .demo import plot_rigid_spacecraft_inertia
 from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
+from .freefloating import plot_freefloating
 
-__all__ = ["plot_rigid_spacecraft_inertia", "plot_detumbling_run", "plot_detumbling_experiment", "plot_detumbling_study"]
+# One entry per line, so that each study's branch adds its own lines.
+__all__ = [
+    "plot_rigid_spacecraft_inertia",
+    "plot_detumbling_run",
+    "plot_detumbling_experiment",
+    "plot_detumbling_study",
+    "plot_freefloating",
+]

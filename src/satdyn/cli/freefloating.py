@@ -1,0 +1,51 @@
+"""`satdyn freefloating`: the paper's example maneuvers on the substitute systems P4S and S6S (Figs. 5-8)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..freefloating.study import run_freefloating_study
+from ..plotting import plot_freefloating
+
+HELP = ("free-floating spacecraft-manipulators (GJM): one-joint-at-a-time maneuvers of the substitute systems "
+        "P4S and S6S, Figs. 5-8")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--systems", nargs="+", default=["p4s", "s6s"], metavar="NAME",
+                        help="example systems: p4s, s6s or JSON files of the same layout (default: p4s s6s)")
+    parser.add_argument("--settle", type=float, default=None, metavar="S",
+                        help="rest after the last joint cycle [s] (default: the data file's, 24 s)")
+    parser.add_argument("--sample-dt", type=float, default=0.1, metavar="S", help="recording step [s] (default 0.1)")
+    parser.add_argument("--rtol", type=float, default=1e-10, help="DOP853 relative tolerance (default 1e-10)")
+
+
+def run(args):
+    def progress(key, t, tf):
+        print(f"\r  {key}: t = {t:6.1f} / {tf:.1f} s", end="" if t < tf else "\n", file=sys.stderr, flush=True)
+
+    return run_freefloating_study(args.systems, settle=args.settle, sample_dt=args.sample_dt, rtol=args.rtol,
+                                  atol=min(1e-12, args.rtol * 1e-2), progress=progress)
+
+
+def figures(result):
+    return plot_freefloating(result)
+
+
+def summary(result) -> str:
+    lines = ["Substitute systems of spec 001 §8.4 (NOT the paper's unpublished Tables 3-6); floating mode, "
+             "computed torque K_P = K_D = 1."]
+    for run in result.runs:
+        pose = run.final_base_pose
+        lines.append(f"{run.name}: {run.simulation.t[-1]:.0f} s, max |P| {run.max_momentum_error['linear']:.1e} N s, "
+                     f"max |L| {run.max_momentum_error['angular']:.1e} N m s, CoM drift {run.max_com_drift_m:.1e} m")
+        lines.append("  final base Euler (phi, theta, psi) [deg] = "
+                     + ", ".join(f"{x:+.5f}" for x in pose["euler_deg"])
+                     + "; r0 [m] = " + ", ".join(f"{x:+.2e}" for x in pose["position_m"]))
+        for c in run.cycles:
+            rng = np.vstack([c.euler_min_deg, c.euler_max_deg])
+            lines.append(f"  joint {c.joint}: psi {rng[0, 2]:+8.3f} .. {rng[1, 2]:+8.3f} deg, "
+                         f"theta {rng[0, 1]:+8.3f} .. {rng[1, 1]:+8.3f} deg, psi(end) {c.euler_end_deg[2]:+.5f} deg")
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""satdyn.freefloating: free-floating / free-flying spacecraft-manipulators (seed 001, spec 001).
+
+Generalized inertia, Generalized Jacobian Matrix (GJM), the five maneuvering modes, symbolic
+and numeric equations of motion, computed-torque control and simulation, after Wilde, Kwok
+Choon, Grompone & Romano (2018) with the corrections of spec 001 §9.
+
+Conventions: inside this package base twists are the paper's **inertial-frame** [v0; ω0]
+(base CoM velocity and angular velocity, both in 𝒥); satdyn's architecture (and Pinocchio)
+use body-frame base velocities — convert with :func:`base_twist_to_body` /
+:func:`base_twist_from_body`.  The paper's "Euler 1-2-3" base attitude is satdyn's Euler 3-2-1
+matrix Rz(ψ)Ry(θ)Rx(ϕ) (``satdyn.spatial.dcm_from_euler``).  6-vectors are [linear; angular];
+quaternions scalar-last.  URDF input will come through ``satdyn.multibody``'s reader once it
+exists; today models are built from the DH table (:func:`from_dh`) or from joint placements
+(:class:`SpacecraftManipulator`).
+"""
+
+from .control import ComputedTorqueController, JointSequenceCommand, gains_from_torque_limits
+from .derivatives import (
+    block_derivatives,
+    block_derivatives_dh_route,
+    block_rates,
+    christoffel_matrix,
+    coriolis_terms,
+    coriolis_vector,
+    generalized_inertia_rate,
+    inertia_derivative,
+)
+from .dynamics import (
+    FullAcceleration,
+    base_twist_from_momentum,
+    full_forward_dynamics,
+    momentum_from_twist,
+    reduced_forward_dynamics,
+    reduced_forward_dynamics_with_momentum,
+    reduced_inverse_dynamics,
+    reduced_terms,
+)
+from .examples import EXAMPLES, ExampleSystem, load_example
+from .inertia import (
+    InertiaBlocks,
+    base_inertia_inverse,
+    generalized_inertia,
+    inertia_blocks,
+    schur_complement_elements,
+    system_mass_matrix,
+)
+from .jacobian import generalized_jacobian, momentum_twist_offset, point_jacobians, rmrc_joint_rates
+from .kinematics import (
+    Kinematics,
+    base_twist_from_body,
+    base_twist_to_body,
+    forward_kinematics,
+    forward_kinematics_quaternion,
+    link_velocities,
+    point_velocity,
+    system_com,
+)
+from .model import SpacecraftManipulator, dh_transform, from_dh
+from .modes import ManeuveringMode, base_wrench
+from .simulate import SimulationResult, momentum_report, simulate
+
+__all__ = [
+    "SpacecraftManipulator", "from_dh", "dh_transform",
+    "Kinematics", "forward_kinematics", "forward_kinematics_quaternion", "point_velocity", "link_velocities",
+    "system_com", "base_twist_to_body", "base_twist_from_body",
+    "InertiaBlocks", "inertia_blocks", "generalized_inertia", "system_mass_matrix", "base_inertia_inverse",
+    "schur_complement_elements",
+    "block_derivatives", "block_derivatives_dh_route", "block_rates", "inertia_derivative",
+    "generalized_inertia_rate", "coriolis_vector",
+    "coriolis_terms", "christoffel_matrix",
+    "reduced_terms", "reduced_forward_dynamics", "reduced_inverse_dynamics", "base_twist_from_momentum",
+    "momentum_from_twist", "reduced_forward_dynamics_with_momentum", "FullAcceleration", "full_forward_dynamics",
+    "generalized_jacobian", "point_jacobians", "momentum_twist_offset", "rmrc_joint_rates",
+    "ManeuveringMode", "base_wrench",
+    "JointSequenceCommand", "ComputedTorqueController", "gains_from_torque_limits",
+    "SimulationResult", "simulate", "momentum_report",
+    "ExampleSystem", "EXAMPLES", "load_example",
+]
