@@ -9,9 +9,9 @@ Conventions: inside this package base twists are the paper's **inertial-frame** 
 use body-frame base velocities — convert with :func:`base_twist_to_body` /
 :func:`base_twist_from_body`.  The paper's "Euler 1-2-3" base attitude is satdyn's Euler 3-2-1
 matrix Rz(ψ)Ry(θ)Rx(ϕ) (``satdyn.spatial.dcm_from_euler``).  6-vectors are [linear; angular];
-quaternions scalar-last.  URDF input will come through ``satdyn.multibody``'s reader once it
-exists; today models are built from the DH table (:func:`from_dh`) or from joint placements
-(:class:`SpacecraftManipulator`).
+quaternions scalar-last.  Models are built from the DH table (:func:`from_dh`), from joint
+placements (:class:`SpacecraftManipulator`), or from a URDF / multibody tree through
+``satdyn.multibody``'s reader (:func:`from_urdf`, :func:`from_multibody`).
 """
 
 from .control import ComputedTorqueController, JointSequenceCommand, gains_from_torque_limits
@@ -55,12 +55,13 @@ from .kinematics import (
     point_velocity,
     system_com,
 )
+from .from_multibody import from_multibody, from_urdf
 from .model import SpacecraftManipulator, dh_transform, from_dh
 from .modes import ManeuveringMode, base_wrench
 from .simulate import SimulationResult, momentum_report, simulate
 
 __all__ = [
-    "SpacecraftManipulator", "from_dh", "dh_transform",
+    "SpacecraftManipulator", "from_dh", "dh_transform", "from_multibody", "from_urdf",
     "Kinematics", "forward_kinematics", "forward_kinematics_quaternion", "point_velocity", "link_velocities",
     "system_com", "base_twist_to_body", "base_twist_from_body",
     "InertiaBlocks", "inertia_blocks", "generalized_inertia", "system_mass_matrix", "base_inertia_inverse",

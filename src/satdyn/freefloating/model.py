@@ -3,8 +3,8 @@
 The model is stored in a general form (joint placements, CoM vectors, inertias), as
 Pinocchio stores a kinematic tree; the paper's customised Denavit-Hartenberg table
 (seed 001, eqs. 1-10, with the joint offsets and vector CoM offsets of spec §2.5) is one
-input format, :func:`from_dh`.  URDF input (a floating root) is planned through
-``satdyn.multibody``'s reader once that package exists; there is no URDF parser here.
+input format, :func:`from_dh`; a URDF with a floating root another, through
+``satdyn.multibody``'s reader (:mod:`satdyn.freefloating.from_multibody`).
 
 Frames
 ------
