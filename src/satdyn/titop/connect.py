@@ -100,7 +100,7 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
         raise ConnectionError(f"dangling ports (neither connected, external nor free): {dangling}")
 
     blocks = [m.lfr for m in models]
-    ext_in, ext_out = [], []
+    ext_in, ext_out, dist_in = [], [], []
     disturbances = dict(disturbances or {})
     for key, dname in disturbances.items():
         p = _lookup(by_name, key)
@@ -110,7 +110,7 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
             raise ConnectionError(f"disturbance at {p.key!r}: the port is free")
         src = as_lfr(np.eye(6)).rename(inputs=[(dname, 6)], outputs=[(f"{dname}.through", 6)])
         blocks.append(src)
-        ext_in.append(dname)
+        dist_in.append(dname)
         targets = [f"{p.key}.{WRENCH}[{i}]" for i in range(6)]
         existing = {dst: srcs for dst, srcs in wiring}
         for i, t in enumerate(targets):
@@ -121,6 +121,7 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
     for p in ext_ports:
         ext_in.append(p.input_group)
         ext_out.append(p.output_group)
+    ext_in.extend(dist_in)
     ext_in.extend(inputs)
     ext_out.extend(outputs)
     lfr = interconnect(blocks, wiring, inputs=ext_in, outputs=ext_out, check_unused=False)

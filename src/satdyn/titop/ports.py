@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..lfr import LFR, as_lfr
 
-__all__ = ["Port", "PortModel", "ACC", "WRENCH", "port_signals", "make_port_model"]
+__all__ = ["Port", "PortModel", "ACC", "WRENCH", "port_signals", "make_port_model", "rename_ports"]
 
 ACC = "acc"
 WRENCH = "W"
@@ -136,3 +136,43 @@ def make_port_model(name, lfr_matrix_or_lfr, ports, inputs, outputs, extra_input
     port_objs = {p: Port(name, p, kind, frame) for p, (kind, frame) in ports.items()}
     return PortModel(name, lfr, port_objs, tuple(f"{name}.{s}" for s in extra_inputs),
                      tuple(f"{name}.{s}" for s in extra_outputs))
+
+
+def rename_ports(model: PortModel, name: str, mapping: dict) -> PortModel:
+    """A copy of ``model`` named ``name`` whose ports ``mapping`` (old key -> new port name)
+    become ``"<name>.<new>"`` (signals ``"<name>.<new>.acc[i]"`` / ``".W[i]"``).
+
+    Ports not in ``mapping`` keep their keys; their signals are unchanged.
+    """
+    from ._lfrtools import names_spec
+
+    ports = {}
+    sig_map = {}
+    for key, p in model.ports.items():
+        old_key = p.key
+        if old_key in mapping or key in mapping:
+            new = mapping.get(old_key, mapping.get(key))
+            for q in (ACC, WRENCH):
+                for i in range(6):
+                    sig_map[f"{old_key}.{q}[{i}]"] = f"{name}.{new}.{q}[{i}]"
+                sig_map[f"{old_key}.{q}"] = f"{name}.{new}.{q}"
+            ports[new] = Port(name, new, p.kind, p.frame)
+        else:
+            ports[key] = p
+
+    def spec(names, groups):
+        out = []
+        for item in names_spec(names, groups):
+            if isinstance(item, tuple):
+                out.append((sig_map.get(item[0], item[0]), [sig_map.get(s, s) for s in item[1]]))
+            else:
+                out.append(sig_map.get(item, item))
+        return out
+
+    lfr = model.lfr.rename(inputs=spec(model.lfr.input_names, model.lfr.input_groups),
+                           outputs=spec(model.lfr.output_names, model.lfr.output_groups))
+    obj = PortModel.__new__(PortModel)
+    for attr, value in (("name", name), ("lfr", lfr), ("ports", ports),
+                        ("extra_inputs", model.extra_inputs), ("extra_outputs", model.extra_outputs)):
+        object.__setattr__(obj, attr, value)
+    return obj
