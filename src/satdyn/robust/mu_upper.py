@@ -228,13 +228,13 @@ def osborne_scalings(M, structure, iterations: int = 20):
     return d
 
 
-def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7):
+def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7, target2=0.0):
     """Batched L-BFGS on the soft-max objective; returns the best x per row by exact lambda_max."""
     F = x.shape[0]
     f, g, lam = _objective(M, layout, x, temperature)
     best_x, best_lam = x.copy(), lam.copy()
     S, Y = [], []
-    active = np.isfinite(f) & (lam > 0)
+    active = np.isfinite(f) & (lam > target2)
     history = [f.copy()]
     for it in range(max_iterations):
         rows = np.flatnonzero(active)
@@ -297,7 +297,7 @@ def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7)
         history.append(f.copy())
         stalled = ~accepted
         active[rows[stalled]] = False
-        active &= lam > 0
+        active &= lam > target2
         if len(history) > 6:
             old = history[-6]
             rel = (old - f) / np.maximum(np.abs(f), 1e-300)
@@ -305,7 +305,8 @@ def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7)
     return best_x, best_lam
 
 
-def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy: float = 1e-4):
+def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy: float = 1e-4,
+                   target: float = 0.0):
     """Mixed-mu upper bound for each matrix in the stack M (F, n, m).
 
     Parameters
@@ -319,6 +320,9 @@ def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy
     accuracy : float
         Target relative accuracy of beta^2; the last soft-max temperature is about
         ``accuracy * beta^2 / log(m)``.
+    target : float
+        Stop early where the bound is already below ``target`` (a yes/no certificate
+        ``mu < target`` is all a bisection needs).
 
     Returns
     -------
@@ -339,10 +343,11 @@ def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy
     scale = max(np.log(max(structure.m, 2)), 1.0)
     for factor in (3e-2, 3e-3, 3e-4, accuracy / scale):
         temperature = factor * np.maximum(best_lam, 1e-300)
-        xs, ls = _lbfgs_stage(M, layout, layout.normalise(best_x.copy()), temperature, iterations)
+        xs, ls = _lbfgs_stage(M, layout, layout.normalise(best_x.copy()), temperature, iterations,
+                              target2=target**2)
         better = ls < best_lam
         best_x[better], best_lam[better] = xs[better], ls[better]
-        if factor <= accuracy / scale:
+        if factor <= accuracy / scale or np.all(best_lam < target**2):
             break
     best_x = layout.normalise(best_x)
     Dz, Dw, G, _, _ = layout.matrices(best_x)
