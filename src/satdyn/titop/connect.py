@@ -14,7 +14,7 @@ free : sequence of port keys        ports left open: input 0 (a free end: no wre
                                     motion imposed), output discarded
 inputs : sequence of str            extra (non-port) input signals kept as inputs
 outputs : sequence of str           extra outputs: any block output signal or group (e.g. the
-                                    acceleration of an internal port, "F.C.acc")
+                                    acceleration of an internal port, "F:C:acc")
 disturbances : dict port key -> name
                                     add an external wrench input (6, group ``name``) to an inverse
                                     port's wrench input (e.g. W_ext/Fn,Cj at the docking port)
@@ -91,8 +91,8 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
                 f"frame mismatch: {parent.key!r} is in frame {parent.frame!r} but {child.key!r} in "
                 f"{child.frame!r}; insert a frame_change block")
         for i in range(6):
-            wiring.append((f"{child.key}.{ACC}[{i}]", [f"{parent.key}.{ACC}[{i}]"]))
-            wiring.append((f"{parent.key}.{WRENCH}[{i}]", [f"{child.key}.{WRENCH}[{i}]"]))
+            wiring.append((f"{child.prefix}:{ACC}[{i}]", [f"{parent.prefix}:{ACC}[{i}]"]))
+            wiring.append((f"{parent.prefix}:{WRENCH}[{i}]", [f"{child.prefix}:{WRENCH}[{i}]"]))
     ext_ports = [use(k, "external") for k in external]
     free_ports = [use(k, "free") for k in free]
     dangling = [p.key for m in models for p in m.ports.values() if p.key not in used]
@@ -108,16 +108,16 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
             raise ConnectionError(f"disturbance at {p.key!r}: only an inverse port has a wrench input")
         if used.get(p.key) == "free":
             raise ConnectionError(f"disturbance at {p.key!r}: the port is free")
-        src = as_lfr(np.eye(6)).rename(inputs=[(dname, 6)], outputs=[(f"{dname}.through", 6)])
+        src = as_lfr(np.eye(6)).rename(inputs=[(dname, 6)], outputs=[(f"{dname}:through", 6)])
         blocks.append(src)
         dist_in.append(dname)
-        targets = [f"{p.key}.{WRENCH}[{i}]" for i in range(6)]
+        targets = [f"{p.prefix}:{WRENCH}[{i}]" for i in range(6)]
         existing = {dst: srcs for dst, srcs in wiring}
         for i, t in enumerate(targets):
             if t in existing:
-                existing[t].append(f"{dname}.through[{i}]")
+                existing[t].append(f"{dname}:through[{i}]")
             else:
-                wiring.append((t, [f"{dname}.through[{i}]"]))
+                wiring.append((t, [f"{dname}:through[{i}]"]))
     for p in ext_ports:
         ext_in.append(p.input_group)
         ext_out.append(p.output_group)

@@ -144,25 +144,25 @@ def _actuated(name, frames, Pbar, r_p, r_c, inertia, kp, kd, causality, Wbar, tr
     corr = np.zeros((13, 13))
     corr[6:, :] = extra.D
     S = vstack([top, as_lfr(np.zeros((1, 13)))]) + as_lfr(corr)
-    q = f"{name}.q"
-    names_in = [(f"{name}.child.W", list(port_signals(name, "child", WRENCH))),
-                (f"{name}.parent.acc", list(port_signals(name, "parent", ACC))), f"{name}.qdd"]
-    names_out = [(f"{name}.child.acc", list(port_signals(name, "child", ACC))),
-                 (f"{name}.parent.W0", [f"{name}.parent.W0[{i}]" for i in range(6)]), f"{name}.Tr"]
+    q = f"{name}:q"
+    names_in = [(f"{name}:child:W", list(port_signals(name, "child", WRENCH))),
+                (f"{name}:parent:acc", list(port_signals(name, "parent", ACC))), f"{name}:qdd"]
+    names_out = [(f"{name}:child:acc", list(port_signals(name, "child", ACC))),
+                 (f"{name}:parent:W0", [f"{name}:parent:W0[{i}]" for i in range(6)]), f"{name}:Tr"]
     ports = {"parent": ("direct", frames[0]), "child": ("inverse", frames[1])}
     if causality == "angle":
         if Wbar is not None:
             raise ValueError("`equilibrium_wrench` needs causality='torque' (the angle is a state)")
-        S = S.rename(inputs=names_in, outputs=[names_out[0], (f"{name}.parent.W", list(port_signals(name, "parent", WRENCH))), f"{name}.Tr"])
-        return PortModel(name, S, {p: _port(name, p, *ports[p]) for p in ports}, (f"{name}.qdd",), (f"{name}.Tr",))
+        S = S.rename(inputs=names_in, outputs=[names_out[0], (f"{name}:parent:W", list(port_signals(name, "parent", WRENCH))), f"{name}:Tr"])
+        return PortModel(name, S, {p: _port(name, p, *ports[p]) for p in ports}, (f"{name}:qdd",), (f"{name}:Tr",))
     if inertia == 0:
         raise ValueError("causality='torque' needs a positive rotor inertia / slider mass "
                          "(use causality='angle' and invert the channel after assembly)")
-    S = invert_channels(S.rename(inputs=names_in, outputs=names_out), f"{name}.qdd", f"{name}.Tr")
+    S = invert_channels(S.rename(inputs=names_in, outputs=names_out), f"{name}:qdd", f"{name}:Tr")
     integ = ss([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1.0]], np.eye(2), np.zeros((2, 1)),
-               inputs=[f"{name}.qdd"], outputs=[q, f"{name}.qd"])
-    pd = as_lfr(np.array([[1.0, -kp, -kd]])).rename(inputs=[f"{name}.Tm", q, f"{name}.qd"],
-                                                     outputs=[f"{name}.Tr"])
+               inputs=[f"{name}:qdd"], outputs=[q, f"{name}:qd"])
+    pd = as_lfr(np.array([[1.0, -kp, -kd]])).rename(inputs=[f"{name}:Tm", q, f"{name}:qd"],
+                                                     outputs=[f"{name}:Tr"])
     if Wbar is None:
         stiff = as_lfr(np.zeros((6, 1)))
     else:
@@ -171,13 +171,13 @@ def _actuated(name, frames, Pbar, r_p, r_c, inertia, kp, kd, causality, Wbar, tr
         P2 = blockdiag([to_lfr(Pbar), to_lfr(Pbar)]) if is_parametric(Pbar) else as_lfr(np.kron(np.eye(2), Pbar))
         stiff = as_lfr(Sp) @ P2 @ Wb
     summ = hstack([as_lfr(np.eye(6)), stiff]).rename(
-        inputs=[(f"{name}.parent.W0", [f"{name}.parent.W0[{i}]" for i in range(6)]), q],
-        outputs=[(f"{name}.parent.W", list(port_signals(name, "parent", WRENCH)))])
+        inputs=[(f"{name}:parent:W0", [f"{name}:parent:W0[{i}]" for i in range(6)]), q],
+        outputs=[(f"{name}:parent:W", list(port_signals(name, "parent", WRENCH)))])
     lfr = interconnect([S, integ, pd, summ], None,
-                       inputs=[f"{name}.child.W", f"{name}.parent.acc", f"{name}.Tm"],
-                       outputs=[f"{name}.child.acc", f"{name}.parent.W", f"{name}.qdd", f"{name}.qd", q])
+                       inputs=[f"{name}:child:W", f"{name}:parent:acc", f"{name}:Tm"],
+                       outputs=[f"{name}:child:acc", f"{name}:parent:W", f"{name}:qdd", f"{name}:qd", q])
     return PortModel(name, lfr, {p: _port(name, p, *ports[p]) for p in ports},
-                     (f"{name}.Tm",), (f"{name}.qdd", f"{name}.qd", q))
+                     (f"{name}:Tm",), (f"{name}:qdd", f"{name}:qd", q))
 
 
 def _port(model, name, kind, frame):
@@ -191,10 +191,10 @@ def actuated_revolute_joint(name: str, axis, angle=0.0, *, offset=None, rotor_in
                             equilibrium_wrench=None, frames=None) -> PortModel:
     """Actuated revolute joint linearised at the angle ``angle`` (spec 003 section 3.4).
 
-    Inputs: ports ``child`` (W), ``parent`` (acc), and ``<name>.Tm`` (motor torque [N m],
-    causality "torque") or ``<name>.qdd`` (joint acceleration, causality "angle").
-    Outputs: ports ``child`` (acc), ``parent`` (W), and ``<name>.qdd``, ``<name>.qd``,
-    ``<name>.q`` (torque causality) or ``<name>.Tr`` (angle causality: the driving torque).
+    Inputs: ports ``child`` (W), ``parent`` (acc), and ``<name>:Tm`` (motor torque [N m],
+    causality "torque") or ``<name>:qdd`` (joint acceleration, causality "angle").
+    Outputs: ports ``child`` (acc), ``parent`` (W), and ``<name>:qdd``, ``<name>:qd``,
+    ``<name>:q`` (torque causality) or ``<name>:Tr`` (angle causality: the driving torque).
     ``angle`` (float or Parameter) is the equilibrium angle; ``equilibrium_wrench`` (6,) the
     wrench of the child on the joint at equilibrium (child frame), default none.
     """
@@ -219,7 +219,7 @@ def prismatic_joint(name: str, axis, *, offset=None, slider_mass: float = 0.0, s
         x''_c = P^T(x2) x''_p + [v; 0] d''
         W_p   = P(x2) W_c - [m_J r_p (r_p^T a_p + d''); 0]
 
-    Signals ``<name>.Tm`` / ``.Tr`` carry the force [N], ``.q`` the displacement [m].
+    Signals ``<name>:Tm`` / ``.Tr`` carry the force [N], ``.q`` the displacement [m].
     ``causality``: "force" (default, needs m_J > 0) or "angle"-like "acceleration".
     """
     _check_name(name)

@@ -8,9 +8,10 @@ of the model's LFR, one input and one output, with a frame label.
 * inverse port  (``kind="inverse"``): input = wrench applied *by the child on the model*,
   output = acceleration twist of the point.
 
-Signal names are ``"<model>.<port>.acc[i]"`` and ``"<model>.<port>.W[i]"`` (i = 0..5,
-6-vectors ``[linear; angular]``); the groups ``"<model>.<port>.acc"`` and
-``"<model>.<port>.W"`` are the 6-signal groups of the LFR.  Connection rule (spec 000a
+A port is referred to as ``"<model>.<port>"``.  Its signal names are
+``"<model>:<port>:acc[i]"`` and ``"<model>:<port>:W[i]"`` (i = 0..5, 6-vectors
+``[linear; angular]``; ':' because python-control forbids '.' in signal names); the groups
+``"<model>:<port>:acc"`` and ``"<model>:<port>:W"`` are the 6-signal groups of the LFR.  Connection rule (spec 000a
 section 1.8): a parent's *inverse* port feeds its acceleration to a child's *direct* port,
 whose wrench comes back unchanged; both must be in the same frame.
 """
@@ -30,7 +31,7 @@ _KINDS = ("direct", "inverse")
 
 def port_signals(model: str, port: str, quantity: str) -> tuple[str, ...]:
     """The 6 signal names of a port quantity (``"acc"`` or ``"W"``)."""
-    return tuple(f"{model}.{port}.{quantity}[{i}]" for i in range(6))
+    return tuple(f"{model}:{port}:{quantity}[{i}]" for i in range(6))
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,11 @@ class Port:
         return f"{self.model}.{self.name}"
 
     @property
+    def prefix(self) -> str:
+        """``"<model>:<port>"``: prefix of the port's signal names (python-control forbids '.')."""
+        return f"{self.model}:{self.name}"
+
+    @property
     def input_quantity(self) -> str:
         return ACC if self.kind == "direct" else WRENCH
 
@@ -61,11 +67,11 @@ class Port:
 
     @property
     def input_group(self) -> str:
-        return f"{self.key}.{self.input_quantity}"
+        return f"{self.prefix}:{self.input_quantity}"
 
     @property
     def output_group(self) -> str:
-        return f"{self.key}.{self.output_quantity}"
+        return f"{self.prefix}:{self.output_quantity}"
 
     def flipped(self) -> "Port":
         return Port(self.model, self.name, "inverse" if self.kind == "direct" else "direct", self.frame)
@@ -97,7 +103,7 @@ class PortModel:
         ins, outs = set(self.lfr.input_names), set(self.lfr.output_names)
         for p in self.ports.values():
             for group, names in ((p.input_group, ins), (p.output_group, outs)):
-                q = group.rsplit(".", 1)[1]
+                q = group.rsplit(":", 1)[1]
                 missing = [s for s in port_signals(p.model, p.name, q) if s not in names]
                 if missing:
                     raise ValueError(f"port model {self.name!r}: port {p.key!r} lacks signals {missing[:2]}...")
@@ -126,16 +132,16 @@ def make_port_model(name, lfr_matrix_or_lfr, ports, inputs, outputs, extra_input
         for item in items:
             if isinstance(item, tuple):
                 port, q = item
-                out.append((f"{name}.{port}.{q}", list(port_signals(name, port, q))))
+                out.append((f"{name}:{port}:{q}", list(port_signals(name, port, q))))
             else:
-                out.append(f"{name}.{item}")
+                out.append(f"{name}:{item}")
         return out
 
     lfr = as_lfr(lfr_matrix_or_lfr)
     lfr = lfr.rename(inputs=spec(inputs), outputs=spec(outputs))
     port_objs = {p: Port(name, p, kind, frame) for p, (kind, frame) in ports.items()}
-    return PortModel(name, lfr, port_objs, tuple(f"{name}.{s}" for s in extra_inputs),
-                     tuple(f"{name}.{s}" for s in extra_outputs))
+    return PortModel(name, lfr, port_objs, tuple(f"{name}:{s}" for s in extra_inputs),
+                     tuple(f"{name}:{s}" for s in extra_outputs))
 
 
 def rename_ports(model: PortModel, name: str, mapping: dict) -> PortModel:
@@ -149,13 +155,13 @@ def rename_ports(model: PortModel, name: str, mapping: dict) -> PortModel:
     ports = {}
     sig_map = {}
     for key, p in model.ports.items():
-        old_key = p.key
+        old_key, old = p.key, p.prefix
         if old_key in mapping or key in mapping:
             new = mapping.get(old_key, mapping.get(key))
             for q in (ACC, WRENCH):
                 for i in range(6):
-                    sig_map[f"{old_key}.{q}[{i}]"] = f"{name}.{new}.{q}[{i}]"
-                sig_map[f"{old_key}.{q}"] = f"{name}.{new}.{q}"
+                    sig_map[f"{old}:{q}[{i}]"] = f"{name}:{new}:{q}[{i}]"
+                sig_map[f"{old}:{q}"] = f"{name}:{new}:{q}"
             ports[new] = Port(name, new, p.kind, p.frame)
         else:
             ports[key] = p

@@ -100,9 +100,9 @@ def invert_port(model, port: str):
     lfr = invert_channels(model.lfr, p.input_group, p.output_group)
     # the wrench group changed sides: negate it where it now sits
     if p.kind == "inverse":   # wrench was an input, is now an output
-        lfr = negate(lfr, outputs=[f"{p.key}.{WRENCH}"])
+        lfr = negate(lfr, outputs=[f"{p.prefix}:{WRENCH}"])
     else:                     # wrench was an output, is now an input
-        lfr = negate(lfr, inputs=[f"{p.key}.{WRENCH}"])
+        lfr = negate(lfr, inputs=[f"{p.prefix}:{WRENCH}"])
     ports = dict(model.ports)
     ports[p.name] = p.flipped()
     return PortModel(model.name, lfr, ports, model.extra_inputs, model.extra_outputs)

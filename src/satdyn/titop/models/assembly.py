@@ -11,7 +11,7 @@
                                             +- K(P_l5b/c) - free leg R_b (reversed arm), foot free
                                             +- K(P_l53/c) - arm R3 (reversed) +- K(I) - tile T (delta = 1)
 
-External: port "B.G" (input W_ext/B,G group "B.G.W", output x''_G group "B.G.acc") and the
+External: port "B.G" (input W_ext/B,G group "B:G:W", output x''_G group "B:G:acc") and the
 wrench input "W_ext_C" (6, frame f).  Delta channels, in this order: A.omega1 (2),
 R1.alpha1..5 (16 each), R2.alpha1..5, R3.alpha1..5: 2 + 240 = 242 (spec 000a 2.6.4).
 

@@ -7,7 +7,7 @@ solar-array drive mechanism, axis = the array's long axis y_a, angle varying in 
 with tan(a/4)); each array is a one-port TITOP whose first modal frequency is uncertain
 (+/- 20 %, parameters "<array>.omega1").  With ``shared_angle`` both drives follow one
 parameter "array_angle" (the usual sun-tracking law); otherwise "<array>.angle".
-External port "hub.G": input W_ext at the hub CoM (group "hub.G.W"), output x''_G ("hub.G.acc").
+External port "hub.G": input W_ext at the hub CoM (group "hub:G:W"), output x''_G ("hub:G:acc").
 ``angle`` (float) freezes the drive angle instead (no angle parameter).
 """
 
