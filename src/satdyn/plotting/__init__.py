@@ -5,6 +5,6 @@ display needed: the Agg canvas renders PNGs). Each ``plot_*`` function takes one
 object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
-from .demo import plot_rigid_spacecraft_inertia
+from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 
-__all__ = ["plot_rigid_spacecraft_inertia"]
+__all__ = ["plot_rigid_spacecraft_inertia", "plot_flagship"]
