@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .mu_branch import tighten_real_upper
 from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound
 from .structure import BlockStructure
@@ -44,6 +45,9 @@ class MussvResult:
         Structured Delta with det(I - M Delta) = 0 and sigma_max(Delta) = 1/lower
         (zeros where lower == 0).
     structure : BlockStructure
+    dg_upper : ndarray (...,)
+        The D-G bound certified by ``scalings``; ``upper`` is smaller where the branch and
+        bound on the parameter box (purely real structures) proved a tighter bound.
     """
 
     upper: np.ndarray
@@ -52,6 +56,7 @@ class MussvResult:
     scalings: DGScalings
     destabilizing_delta: np.ndarray
     structure: BlockStructure
+    dg_upper: np.ndarray
 
     @property
     def peak_index(self):
@@ -82,7 +87,7 @@ def check_mu_matrix(M, structure: BlockStructure, name: str = "M") -> np.ndarray
 
 
 def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 1e-4,
-          iterations: int = 60, seed: int = 0) -> MussvResult:
+          iterations: int = 60, seed: int = 0, branch_and_bound: bool = True) -> MussvResult:
     """Upper and lower bounds of the structured singular value mu_Delta(M).
 
     Parameters
@@ -100,6 +105,10 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         Descent iterations per continuation stage.
     seed : int
         Seed of the lower bound's random restarts.
+    branch_and_bound : bool
+        For purely real structures, try to prove an upper bound within 0.8 % (then 1.8 %) of
+        the lower bound by splitting the parameter box (``mu_branch``), where the D-G
+        bound leaves a larger gap.
 
     Returns
     -------
@@ -124,6 +133,10 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     # the lower bound is exact where found; never report it above the (valid) upper bound
     # by more than rounding
     upper = np.maximum(upper, low)
+    dg_upper = upper.copy()
+    if branch_and_bound and lower and structure.all_real:
+        for i in np.flatnonzero(upper > low * 1.008):
+            upper[i] = tighten_real_upper(flat[i], structure, upper[i], low[i])
     shaped = DGScalings(
         scalings.Dz.reshape(lead + scalings.Dz.shape[1:]),
         scalings.Dw.reshape(lead + scalings.Dw.shape[1:]),
@@ -136,6 +149,7 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         scalings=shaped,
         destabilizing_delta=delta.reshape(lead + delta.shape[1:]),
         structure=structure,
+        dg_upper=dg_upper.reshape(lead),
     )
 
 
