@@ -87,7 +87,7 @@ def check_mu_matrix(M, structure: BlockStructure, name: str = "M") -> np.ndarray
 
 
 def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 1e-4,
-          iterations: int = 60, seed: int = 0, branch_and_bound: bool = True) -> MussvResult:
+          iterations: int = 40, seed: int = 0, branch_and_bound: bool = True) -> MussvResult:
     """Upper and lower bounds of the structured singular value mu_Delta(M).
 
     Parameters
