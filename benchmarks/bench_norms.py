@@ -5,7 +5,13 @@ Prints both timings, their ratio, and the largest relative difference of the nor
 """
 
 import argparse
+import os
 import time
+
+# Small matrices in large batches: multi-threaded BLAS only makes the threads contend (20x
+# slower on a loaded 2-core machine). One thread for both contestants, set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 from slycot import ab13dd

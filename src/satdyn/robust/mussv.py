@@ -106,7 +106,7 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     seed : int
         Seed of the lower bound's random restarts.
     branch_and_bound : bool
-        For purely real structures, try to prove an upper bound within 0.8 % (then 1.8 %) of
+        For purely real structures of at most 4 blocks (the splitting grows as 2^blocks), try to prove an upper bound within 0.8 % (then 1.8 %) of
         the lower bound by splitting the parameter box (``mu_branch``), where the D-G
         bound leaves a larger gap.
 
@@ -134,7 +134,7 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     # by more than rounding
     upper = np.maximum(upper, low)
     dg_upper = upper.copy()
-    if branch_and_bound and lower and structure.all_real:
+    if branch_and_bound and lower and structure.all_real and len(structure.blocks) <= 4:
         for i in np.flatnonzero(upper > low * 1.008):
             upper[i] = tighten_real_upper(flat[i], structure, upper[i], low[i])
     shaped = DGScalings(
