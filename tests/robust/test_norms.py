@@ -93,6 +93,21 @@ def test_batch_equals_single_and_unstable_is_flagged():
     assert np.isinf(h2norm(control.ss(A[0], B[0], C[0], D[0])))
 
 
+def test_invalid_rows_of_a_batch_are_nan():
+    # StateSpaceBatch contract: rows with valid == False (ill-posed LFR) are NaN; they must not
+    # raise nor pollute the other rows.
+    rng = np.random.default_rng(9)
+    systems = [random_stable(rng, 3, 1, 1) for _ in range(3)]
+    A, B, C, D = (np.stack([s[i] for s in systems]) for i in range(4))
+    A[1] = np.nan
+    batch = Batch(A, B, C, D)
+    batch.valid = np.array([True, False, True])
+    res = hinfnorm(batch)
+    assert np.isnan(res.value[1]) and not res.stable[1]
+    assert res.value[2] == hinfnorm(control.ss(A[2], B[2], C[2], D[2])).value
+    assert np.isnan(h2norm(batch)[1])
+
+
 def test_peak_frequency_attains_value():
     rng = np.random.default_rng(11)
     A, B, C, D = random_stable(rng, 8, 2, 2)

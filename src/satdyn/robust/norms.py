@@ -40,7 +40,8 @@ class HinfNorm:
         Frequency of the peak, rad/s (``inf`` when the peak is the feedthrough at
         infinite frequency, ``nan`` for unstable systems).
     stable : bool or ndarray (N,)
-        False where the system has a pole with non-negative real part.
+        False where the system has a pole with non-negative real part (and for rows a
+        StateSpaceBatch flags ``valid == False``, whose value is NaN).
     """
 
     value: object
@@ -58,6 +59,8 @@ class HinfNorm:
 def stacked_state_space(sys, name: str = "sys"):
     """Return ``(A, B, C, D, single)`` with stacked float arrays (N, ., .) from ``sys``.
 
+    Rows flagged ``valid == False`` by a batch (ill-posed LFR evaluations, NaN by contract)
+    are replaced by an empty-gain stable placeholder; see :func:`_valid_rows`.
     Raises ``ValueError`` for discrete-time systems, inconsistent shapes or non-finite data.
     """
     for attr in ("A", "B", "C", "D"):
@@ -69,10 +72,16 @@ def stacked_state_space(sys, name: str = "sys"):
     dt = getattr(sys, "dt", 0)
     if dt not in (0, None) and dt is not False:
         raise ValueError(f"`{name}` must be a continuous-time system (dt == 0); got dt={dt!r}")
-    A = as_float_array(sys.A, f"{name}.A")
-    B = as_float_array(sys.B, f"{name}.B")
-    C = as_float_array(sys.C, f"{name}.C")
-    D = as_float_array(sys.D, f"{name}.D")
+    valid = _valid_rows(sys)
+    arrays = []
+    for attr in ("A", "B", "C", "D"):
+        X = np.array(getattr(sys, attr), dtype=float) if valid is not None else getattr(sys, attr)
+        if valid is not None:
+            if X.ndim != 3 or X.shape[0] != valid.size:
+                raise ValueError(f"`{name}.valid` must have one flag per system of `{name}.{attr}`")
+            X[~valid] = -np.eye(X.shape[1], X.shape[2]) if attr == "A" else 0.0
+        arrays.append(as_float_array(X, f"{name}.{attr}"))
+    A, B, C, D = arrays
     single = A.ndim == 2
     if single:
         A, B, C, D = A[None], B[None], C[None], D[None]
@@ -85,6 +94,15 @@ def stacked_state_space(sys, name: str = "sys"):
             f"`{name}`: inconsistent shapes A {A.shape}, B {B.shape}, C {C.shape}, D {D.shape}"
         )
     return A, B, C, D, single
+
+
+def _valid_rows(sys):
+    """The batch's ``valid`` flags (bool (N,)) when it has them, else None."""
+    valid = getattr(sys, "valid", None)
+    if valid is None:
+        return None
+    valid = np.asarray(valid, dtype=bool)
+    return valid if valid.ndim == 1 else None
 
 
 def frequency_response(A, B, C, D, omega):
@@ -294,6 +312,9 @@ def hinfnorm(sys, tol: float = 1e-10) -> HinfNorm:
         raise ValueError(f"`tol` must be a float in (0, 1); got {tol!r}")
     A, B, C, D, single = stacked_state_space(sys)
     value, peak, stable = _hinf_batch(A, B, C, D, float(tol))
+    valid = _valid_rows(sys)
+    if valid is not None:  # ill-posed rows of a StateSpaceBatch: NaN, not stable
+        value[~valid], peak[~valid], stable[~valid] = np.nan, np.nan, False
     if single:
         return HinfNorm(float(value[0]), float(peak[0]), bool(stable[0]))
     return HinfNorm(value, peak, stable)
@@ -319,4 +340,7 @@ def h2norm(sys):
             continue
         P = solve_continuous_lyapunov(A[i], -B[i] @ B[i].T)
         out[i] = np.sqrt(max(np.trace(C[i] @ P @ C[i].T), 0.0))
+    valid = _valid_rows(sys)
+    if valid is not None:
+        out[~valid] = np.nan
     return float(out[0]) if single else out
