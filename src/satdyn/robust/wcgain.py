@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .frequency_grid import modal_frequency_grid, refine_peaks
+from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
 from .mdelta import MDeltaSystem
 from .mu_upper import mu_upper_bound
@@ -175,9 +175,7 @@ def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=N
     if frequencies is None:
         freqs = modal_frequency_grid(system.A, points=60)
     else:
-        freqs = np.unique(np.asarray(frequencies, dtype=float))
-        if freqs.ndim != 1 or freqs.size == 0 or not np.all(np.isfinite(freqs)) or np.any(freqs < 0):
-            raise ValueError("`frequencies` must be a non-empty 1-D array of finite values >= 0 (rad/s)")
+        freqs = check_frequencies(frequencies)
     if np.isfinite(w_low):
         freqs = np.unique(np.concatenate([freqs, [w_low]]))
     report(1, 3, "skew-mu upper bound on the frequency grid")
