@@ -12,6 +12,8 @@ import pytest
 from satdyn.robust import (GriddedResults, hinfnorm, mdelta_system, robust_stability,
                            robust_stability_mdelta, worst_case_gain)
 
+from satdyn.robust.lfr_access import grid_points
+
 from lfr_contract_fixture import ContractBlock, ContractLFR, ContractParameter, two_mass_A, two_mass_lfr
 
 B_U = np.array([[0.0], [0.0], [1.0], [0.0]])
@@ -58,7 +60,7 @@ def test_varying_parameter_is_gridded():
     # more feedback gain, less margin (the non-collocated loop is destabilising)
     assert gridded.results[0].upper > gridded.results[1].upper > gridded.results[2].upper
     # an int grid spreads the points over the range
-    assert [p["g"] for p in robust_stability(lfr, grid=2).grid_values] == [0.0, 0.04]
+    assert [p.values["g"] for p in grid_points(lfr, 2)] == [0.0, 0.04]
 
 
 def test_worst_case_gain_against_box_search_on_the_physical_model():
