@@ -179,10 +179,8 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     M = check_mu_matrix(M, structure)
     if M.ndim != 2:
         raise ValueError(f"`M` must be one (n, m) matrix for the LMI cross-check; got {M.shape}")
-    n, m = M.shape
-    Dz_parts, Dw_parts, G_entries, constraints = [], [], [], []
-    Dz = [[None] * len(structure.blocks) for _ in structure.blocks]
-    variables = []
+    m = M.shape[1]
+    constraints, variables = [], []
     for i, blk in enumerate(structure.blocks):
         if blk.is_scalar:
             Di = cp.Variable((blk.z_size, blk.z_size), hermitian=True)
@@ -192,8 +190,12 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
             d = cp.Variable(nonneg=True)
             constraints.append(d >= 1e-9)
             variables.append((blk, d * np.eye(blk.z_size), d * np.eye(blk.w_size)))
-    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((structure.blocks[i].z_size, structure.blocks[j].z_size)) for j in range(len(variables))] for i in range(len(variables))])
-    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((structure.blocks[i].w_size, structure.blocks[j].w_size)) for j in range(len(variables))] for i in range(len(variables))])
+    k = len(variables)
+    blk = structure.blocks
+    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((blk[i].z_size, blk[j].z_size)) for j in range(k)]
+                  for i in range(k)])
+    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((blk[i].w_size, blk[j].w_size)) for j in range(k)]
+                  for i in range(k)])
     G_blocks = []
     for i, blk in enumerate(structure.blocks):
         row = []

@@ -28,7 +28,7 @@ import numpy as np
 
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
-from .mdelta import MDeltaSystem, mdelta_system
+from .mdelta import MDeltaSystem
 from .mu_upper import mu_upper_bound
 from .structure import BlockStructure, real_block
 
