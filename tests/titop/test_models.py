@@ -108,6 +108,8 @@ def test_F1_configurations(data, n, dock, carry):
     dc = m.lfr.nominal().dcgain()[:, :6]
     np.testing.assert_allclose(np.linalg.inv(dc), ref.M[:6, :6], rtol=1e-9, atol=1e-9)
     assert np.linalg.inv(dc)[0, 0] == pytest.approx(554.1144, abs=1e-8)
+    # spec 000a test 15: high-frequency gain = the (1, 1) 6x6 block of M^-1 (residual masses)
+    np.testing.assert_allclose(m.lfr.nominal().D[:, :6], np.linalg.inv(ref.M)[:6, :6], rtol=1e-9, atol=1e-12)
 
 
 def test_total_mass_in_every_sampled_configuration(data, model3):
