@@ -181,3 +181,21 @@ def test_joint_lfr_well_posed_over_the_box():
     M11 = j.lfr.D[:16, :16]
     for t in np.linspace(-1, 1, 41):
         assert abs(np.linalg.det(np.eye(16) - t * M11)) > 1e-3
+
+
+def test_inverting_a_titop_parent_port(data):
+    # invio on a dynamic block: the parent port of a TITOP (feedthrough -R_P, invertible when
+    # R_P > 0); inverted twice it is the original model at every frequency.
+    _, F = _F26_block(data)
+    once = invert_port(F, "P")
+    assert once.port("P").kind == "inverse"
+    twice = invert_port(once, "P")
+    a, b = F.lfr.nominal(), twice.lfr.nominal()
+    for s in (0.4j, 6j):
+        np.testing.assert_allclose(np.asarray(b(s)), np.asarray(a(s)), rtol=1e-9, atol=1e-9 * np.abs(a(s)).max())
+    # at DC the inverted port is the free rigid body: x''_P = D_P^-1 W (wrench applied on it)
+    st = data.structures[26]
+    lfr = once.lfr
+    rows, cols = lfr.output_index("F:P:acc"), lfr.input_index("F:P:W")
+    G0 = np.asarray(lfr.nominal()(1e-9j)).real[np.ix_(rows, cols)]
+    np.testing.assert_allclose(G0, np.linalg.inv(st.D_P2), rtol=1e-6, atol=1e-9)
