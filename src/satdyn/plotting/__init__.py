@@ -5,13 +5,14 @@ display needed: the Agg canvas renders PNGs). Each ``plot_*`` function takes one
 object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
-from .demo import plot_rigid_spacecraft_inertia
+from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
 from .freefloating import plot_freefloating
 
 # One entry per line, so that each study's branch adds its own lines.
 __all__ = [
     "plot_rigid_spacecraft_inertia",
+    "plot_flagship",
     "plot_detumbling_run",
     "plot_detumbling_experiment",
     "plot_detumbling_study",
