@@ -1,0 +1,1 @@
+"""satdyn.equilibrium (work in progress)."""
