@@ -18,7 +18,7 @@ import numpy as np
 
 from ..spatial import rodrigues, skew
 
-__all__ = ["NumericAlgebra", "orthonormal_complement"]
+__all__ = ["NumericAlgebra", "LFRAlgebra", "orthonormal_complement"]
 
 
 def orthonormal_complement(axis) -> np.ndarray:
@@ -89,5 +89,104 @@ class NumericAlgebra:
         return np.zeros(shape)
 
     @staticmethod
-    def column(v):
-        return np.asarray(v, dtype=float).reshape(-1, 1)
+    def blockdiag(items):
+        import scipy.linalg
+
+        return scipy.linalg.block_diag(*items)
+
+    @staticmethod
+    def simplify(x):
+        return x
+
+
+def _rank_factors(matrix, tol: float = 1e-12):
+    """``matrix = U @ V`` with U (p, r), V (r, m), r = rank (SVD)."""
+    U, s, Vt = np.linalg.svd(matrix, full_matrices=False)
+    r = int(np.sum(s > tol * max(1.0, s[0] if s.size else 0.0)))
+    return U[:, :r] * s[:r], Vt[:r]
+
+
+class LFRAlgebra:
+    """Static ``satdyn.lfr.LFR`` objects (constant parts stay ``ndarray`` until mixed).
+
+    ``scale(s, M)`` repeats the scalar ``s`` only ``rank(M)`` times
+    (``s M = U (s I_r) V``), which keeps the Delta of the model small.
+    """
+
+    symbolic = True
+
+    def __init__(self, tolerance: float = 1e-10):
+        from .. import lfr
+
+        self._lfr = lfr
+        self.tolerance = float(tolerance)
+
+    def _is_lfr(self, x) -> bool:
+        return isinstance(x, self._lfr.LFR)
+
+    def lift(self, entry):
+        if isinstance(entry, self._lfr.Parameter):
+            return entry.lfr
+        if self._is_lfr(entry):
+            return entry
+        value = np.asarray(entry, dtype=float)
+        return value.reshape(-1, 1) if value.ndim == 1 else value
+
+    def const(self, array):
+        value = np.asarray(array, dtype=float)
+        return value.reshape(-1, 1) if value.ndim == 1 else value
+
+    def angle(self, entry):
+        return entry
+
+    def rotation(self, axis, P0, angle):
+        if isinstance(angle, self._lfr.Parameter):
+            return self._lfr.rotation_lfr(np.asarray(axis, dtype=float), angle, np.asarray(P0, dtype=float))
+        return rodrigues(np.asarray(axis, dtype=float), float(angle)) @ np.asarray(P0, dtype=float)
+
+    def scale(self, scalar, matrix):
+        matrix = np.asarray(matrix, dtype=float)
+        if not self._is_lfr(scalar):
+            return float(np.asarray(scalar).reshape(())) * matrix
+        U, V = _rank_factors(matrix)
+        if U.shape[1] == 0:
+            return np.zeros_like(matrix)
+        if U.shape[1] == 1:
+            return U @ scalar @ V
+        return U @ self._lfr.blockdiag([scalar] * U.shape[1]) @ V
+
+    def skew(self, v):
+        if not self._is_lfr(v):
+            return skew(np.asarray(v, dtype=float).reshape(3))
+        # skew(v) e_j = -skew(e_j) v
+        return self.hstack([-skew(e) @ v for e in np.eye(3)])
+
+    def hstack(self, items):
+        items = list(items)
+        if any(self._is_lfr(x) for x in items):
+            return self._lfr.hstack(items)
+        return np.hstack(items)
+
+    def vstack(self, items):
+        items = list(items)
+        if any(self._is_lfr(x) for x in items):
+            return self._lfr.vstack(items)
+        return np.vstack(items)
+
+    @staticmethod
+    def zeros(shape):
+        return np.zeros(shape)
+
+    def blockdiag(self, items):
+        items = list(items)
+        if any(self._is_lfr(x) for x in items):
+            return self._lfr.blockdiag(items)
+        import scipy.linalg
+
+        return scipy.linalg.block_diag(*items)
+
+    def simplify(self, x):
+        """Remove uncontrollable/unobservable Delta channels (keeps every recursion step small)."""
+        if self._is_lfr(x) and x.ndelta:
+            return x.reduce(self.tolerance)
+        return x

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Scaled", "RigidBody", "body_mass_matrix", "port_vector", "transport_wrench",
+__all__ = ["Scaled", "RigidBody", "body_mass_matrix", "port_vector", "wrench_transport_matrix", "transport_wrench",
            "transport_acceleration", "body_trim_wrench", "body_linear_wrench"]
 
 
@@ -132,32 +132,36 @@ def body_mass_matrix(alg, body: RigidBody):
         mS = alg.scale(m, np.eye(3)) @ S
         mSS = mS @ S
     mI = alg.scale(m, np.eye(3))
-    return alg.vstack([alg.hstack([mI, -mS]), alg.hstack([mS, J - mSS])])
+    return alg.simplify(alg.vstack([alg.hstack([mI, -mS]), alg.hstack([mS, J - mSS])]))
 
 
-def transport_wrench(alg, wrench, skew_PC):
-    """``tau_{CP}^T W``: a wrench at C moved to P (``T_P = T_C + PC x F``); ``wrench`` (6, k)."""
-    F = wrench[:3]
-    return alg.vstack([F, wrench[3:] + skew_PC @ F])
+def wrench_transport_matrix(alg, skew_PC):
+    """``tau_{CP}^T = [[I, 0], [skew(PC), I]]`` (6, 6): moves a wrench from C to P."""
+    return alg.vstack([alg.hstack([np.eye(3), np.zeros((3, 3))]), alg.hstack([skew_PC, np.eye(3)])])
 
 
-def transport_acceleration(alg, accel, skew_PC):
-    """``tau_{CP} x''``: an acceleration twist at P moved to C; ``accel`` (6, k)."""
-    w = accel[3:]
-    return alg.vstack([accel[:3] - skew_PC @ w, w])
+def transport_wrench(alg, wrench, transport):
+    """``tau_{CP}^T W``: a wrench at C moved to P (``T_P = T_C + PC x F``); ``wrench`` (6, k),
+    ``transport`` from :func:`wrench_transport_matrix`."""
+    return transport @ wrench
+
+
+def transport_acceleration(alg, accel, transport):
+    """``tau_{CP} x'' = (tau_{CP}^T)^T x''``: an acceleration twist at P moved to C (6, k)."""
+    return transport.T @ accel
 
 
 def body_trim_wrench(alg, D_P, a_bar, child_wrenches):
     """Eq. (12): ``-D_P [a; 0] + sum tau^T W_child``; ``child_wrenches`` already moved to P."""
-    W = -(D_P[:, :3] @ a_bar)
+    W = -(D_P @ alg.vstack([a_bar, np.zeros((3, 1))]))
     for w in child_wrenches:
         W = W + w
-    return W
+    return alg.simplify(W)
 
 
 def body_linear_wrench(alg, D_P, d_accel, d_field, child_wrenches):
     """Eq. (14): ``-D_P (dx''_P + [da; 0]) + sum tau^T dW_child`` (all (.., k) column maps)."""
-    dW = -(D_P @ d_accel) - D_P[:, :3] @ d_field
+    dW = -(D_P @ (d_accel + alg.vstack([d_field, np.zeros((3, d_field.shape[1]))])))
     for w in child_wrenches:
         dW = dW + w
-    return dW
+    return alg.simplify(dW)

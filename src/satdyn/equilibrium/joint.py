@@ -137,17 +137,16 @@ def joint_dcm(alg, joint):
 
 def rotate_to_child(alg, Pbar, x):
     """``Pbar^T`` applied to a 3-row map, or ``Pbar^T(x2)`` to a 6-row map."""
-    PT = Pbar.T
     if x.shape[0] == 3:
-        return PT @ x
-    return alg.vstack([PT @ x[:3], PT @ x[3:]])
+        return Pbar.T @ x
+    return alg.blockdiag([Pbar.T, Pbar.T]) @ x
 
 
 def rotate_to_parent(alg, Pbar, x):
     """``Pbar`` applied to a 3-row map, or ``Pbar(x2)`` to a 6-row map."""
     if x.shape[0] == 3:
         return Pbar @ x
-    return alg.vstack([Pbar @ x[:3], Pbar @ x[3:]])
+    return alg.blockdiag([Pbar, Pbar]) @ x
 
 
 def revolute_zero_field_motion(alg, joint, Pbar, d_accel_p, col_acc):
@@ -158,7 +157,7 @@ def revolute_zero_field_motion(alg, joint, Pbar, d_accel_p, col_acc):
 
 def _rotor_rate(alg, joint, d_accel_p, col_acc):
     # r_p^T domega'_p + dtheta'' (1, k): the rotor's angular acceleration about its axis.
-    return alg.const(joint.axis.reshape(1, 3)) @ d_accel_p[3:] + alg.const(col_acc)
+    return alg.const(np.concatenate([np.zeros(3), joint.axis]).reshape(1, 6)) @ d_accel_p + alg.const(col_acc)
 
 
 def revolute_zero_field_wrench(alg, joint, Pbar, d_wrench_c, d_accel_p, col_acc):
@@ -175,7 +174,7 @@ def revolute_zero_field_wrench(alg, joint, Pbar, d_wrench_c, d_accel_p, col_acc)
 def revolute_torque(alg, joint, d_wrench_c, d_accel_p, col_acc):
     """Motor torque map without spring and damper (1, k):
     ``J_r (r_p^T domega'_p + dtheta'') - r_c6^T dW_{c/J}`` (implicit form: J_r = 0 allowed)."""
-    T = -(alg.const(joint.axis_child.reshape(1, 3)) @ d_wrench_c[3:])
+    T = -(alg.const(np.concatenate([np.zeros(3), joint.axis_child]).reshape(1, 6)) @ d_wrench_c)
     if _is_zero(joint.rotor_inertia):
         return T
     Jr = alg.lift(joint.rotor_inertia)
@@ -190,14 +189,14 @@ def revolute_equilibrium_field(alg, joint, Pbar, abar_c, d_field_p, col_angle):
 
 def revolute_equilibrium_wrench(alg, joint, Pbar, wbar_c, col_angle):
     """Corrected eq. (22) term ``diag(S_p, S_p) Pbar(x2) Wbar_{c/J} dtheta`` (6, k)."""
-    Sp = alg.const(skew(joint.axis))
+    Sp = skew(joint.axis)
     W = rotate_to_parent(alg, Pbar, wbar_c)
-    return alg.vstack([Sp @ W[:3], Sp @ W[3:]]) @ alg.const(col_angle)
+    return alg.const(np.kron(np.eye(2), Sp)) @ W @ alg.const(col_angle)
 
 
 def revolute_static_torque(alg, joint, wbar_c):
     """Static actuator torque ``Tbar = -r_c6^T Wbar_{c/J}`` (1, 1) [N m]."""
-    return -(alg.const(joint.axis_child.reshape(1, 3)) @ wbar_c[3:])
+    return -(alg.const(np.concatenate([np.zeros(3), joint.axis_child]).reshape(1, 6)) @ wbar_c)
 
 
 def _is_zero(entry) -> bool:

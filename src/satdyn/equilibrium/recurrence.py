@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .body import (RigidBody, body_linear_wrench, body_mass_matrix, body_trim_wrench, port_vector,
-                   transport_acceleration, transport_wrench)
+                   transport_acceleration, transport_wrench, wrench_transport_matrix)
 from .joint import (RevoluteJoint, Weld, joint_dcm, revolute_equilibrium_field, revolute_equilibrium_wrench,
                     revolute_static_torque, revolute_torque, revolute_zero_field_motion,
                     revolute_zero_field_wrench, rotate_to_child, rotate_to_parent)
@@ -134,7 +134,7 @@ def forward_recurrence(alg, tree: EquilibriumTree) -> Trim:
         P = joint_dcm(alg, c)
         dcm[c.name] = P
         a_parent = a_ground if c.parent is None else abar[c.parent]
-        abar[c.child] = P.T @ a_parent
+        abar[c.child] = alg.simplify(P.T @ a_parent)
     return Trim(dcm=dcm, field=abar)
 
 
@@ -144,7 +144,8 @@ def _port_skew(alg, tree, conn, cache):
         if conn.parent is None or conn.parent_port is None:
             cache[key] = None
         else:
-            cache[key] = port_vector(alg, tree.body[conn.parent].ports[conn.parent_port])[1]
+            S = port_vector(alg, tree.body[conn.parent].ports[conn.parent_port])[1]
+            cache[key] = alg.simplify(wrench_transport_matrix(alg, S))
     return cache[key]
 
 
@@ -160,9 +161,9 @@ def backward_recurrence(alg, tree: EquilibriumTree, trim: Trim) -> Trim:
         if isinstance(c, RevoluteJoint):
             torque[c.name] = revolute_static_torque(alg, c, W)
         if c.parent is not None:
-            W_parent = rotate_to_parent(alg, trim.dcm[c.name], W)
+            W_parent = alg.simplify(rotate_to_parent(alg, trim.dcm[c.name], W))
             S = _port_skew(alg, tree, c, skews)
-            contrib[c.parent].append(W_parent if S is None else transport_wrench(alg, W_parent, S))
+            contrib[c.parent].append(W_parent if S is None else alg.simplify(transport_wrench(alg, W_parent, S)))
     trim.wrench, trim.static_torque, trim.mass_matrix = wrench, torque, D
     return trim
 
@@ -190,16 +191,16 @@ def linear_inverse_dynamics(alg, tree: EquilibriumTree, trim: Trim):
             da_p, dx_p = d_field[c.parent], d_accel[c.parent]
             S = _port_skew(alg, tree, c, skews)
             if S is not None:
-                dx_p = transport_acceleration(alg, dx_p, S)
+                dx_p = alg.simplify(transport_acceleration(alg, dx_p, S))
         P = trim.dcm[c.name]
         if isinstance(c, RevoluteJoint):
             i = index[c.name]
             acc_row, ang_row = eye[i:i + 1], eye[n + i:n + i + 1]
-            d_field[c.child] = revolute_equilibrium_field(alg, c, P, trim.field[c.child], da_p, ang_row)
-            d_accel[c.child] = revolute_zero_field_motion(alg, c, P, dx_p, acc_row)
+            d_field[c.child] = alg.simplify(revolute_equilibrium_field(alg, c, P, trim.field[c.child], da_p, ang_row))
+            d_accel[c.child] = alg.simplify(revolute_zero_field_motion(alg, c, P, dx_p, acc_row))
         else:
-            d_field[c.child] = P.T @ da_p
-            d_accel[c.child] = rotate_to_child(alg, P, dx_p)
+            d_field[c.child] = alg.simplify(P.T @ da_p)
+            d_accel[c.child] = alg.simplify(rotate_to_child(alg, P, dx_p))
         d_accel[(c.name, "parent")] = dx_p
     # Wrenches, inward.
     contrib = {b.name: [] for b in tree.bodies}
@@ -211,13 +212,14 @@ def linear_inverse_dynamics(alg, tree: EquilibriumTree, trim: Trim):
         if isinstance(c, RevoluteJoint):
             i = index[c.name]
             acc_row, ang_row = eye[i:i + 1], eye[n + i:n + i + 1]
-            rows[i] = revolute_torque(alg, c, dW, dx_p, acc_row)
+            rows[i] = alg.simplify(revolute_torque(alg, c, dW, dx_p, acc_row))
             dW_parent = (revolute_zero_field_wrench(alg, c, trim.dcm[c.name], dW, dx_p, acc_row)
                          + revolute_equilibrium_wrench(alg, c, trim.dcm[c.name], trim.wrench[c.name], ang_row))
+            dW_parent = alg.simplify(dW_parent)
         else:
             dW_parent = rotate_to_parent(alg, trim.dcm[c.name], dW)
         if c.parent is not None:
             S = _port_skew(alg, tree, c, skews)
-            contrib[c.parent].append(dW_parent if S is None else transport_wrench(alg, dW_parent, S))
-    T = alg.vstack(rows)
-    return T[:, :n], T[:, n:]
+            contrib[c.parent].append(dW_parent if S is None else alg.simplify(transport_wrench(alg, dW_parent, S)))
+    T = alg.simplify(alg.vstack(rows))
+    return alg.simplify(T[:, :n]), alg.simplify(T[:, n:])
