@@ -28,6 +28,8 @@ __all__ = [
     "load_two_link_arm",
     "arm_data_file",
     "two_link_arm_tree",
+    "two_link_arm_parameters",
+    "two_link_arm_lfr",
 ]
 
 GEOMETRIES = ("hanging", "upright", "horizontal")
@@ -250,3 +252,85 @@ def _product(a, b):
     if isinstance(a, (int, float)) and a == 1.0:
         return b
     return a * b
+
+
+_ANGLE_LIMIT_DEG = {"tan_half": 170.0, "tan_quarter": 350.0}
+
+
+def two_link_arm_parameters(arm: TwoLinkArm, *, uncertain: bool = True, transform: str = "tan_half",
+                            angle_ranges=None) -> dict:
+    """The LFR parameters of the arm: ``ureal`` for Table 1's uncertain entries and ``vreal``
+    scheduling parameters ``theta1``, ``theta2`` for the equilibrium angles.
+
+    Parameters
+    ----------
+    arm : TwoLinkArm
+        Nominal values; ranges from ``arm.uncertain_percent`` (+-20 %).
+    uncertain : bool
+        False: the body entries stay fixed numbers (only the angles are parameters).
+    transform : {"tan_half", "tan_quarter"}
+        LFR variable of the angles: ``tan(theta/2)`` (2 occurrences per DCM, |theta| < 180 deg)
+        or ``tan(theta/4)`` (4 occurrences, |theta| < 360 deg).
+    angle_ranges : dict, optional
+        ``{"theta1": (lo, hi), "theta2": (lo, hi)}`` [rad] (nominal at the midpoint). Default:
+        the whole range of the transform (+-170 deg, or +-350 deg), nominal 0. The paper's
+        control ranges are ``{"theta1": (45 deg, 90 deg), "theta2": (45 deg, 135 deg)}``.
+
+    Returns
+    -------
+    dict
+        ``{name: satdyn.lfr.Parameter}``.
+    """
+    from .. import lfr
+
+    if transform not in _ANGLE_LIMIT_DEG:
+        raise ValueError(f"transform must be 'tan_half' or 'tan_quarter', got {transform!r}")
+    out = {}
+    if uncertain:
+        for name in UNCERTAIN_PARAMETERS:
+            if name in arm.uncertain_percent:
+                out[name] = lfr.ureal(name, getattr(arm, name), percent=arm.uncertain_percent[name])
+    limit = np.deg2rad(_ANGLE_LIMIT_DEG[transform])
+    ranges = dict(angle_ranges or {})
+    bad = set(ranges) - {"theta1", "theta2"}
+    if bad:
+        raise ValueError(f"angle_ranges keys must be 'theta1'/'theta2', got {sorted(bad)}")
+    for name in ("theta1", "theta2"):
+        lo, hi = ranges.get(name, (-limit, limit))
+        if not (-2 * limit <= lo < hi) or (transform == "tan_half" and max(abs(lo), abs(hi)) >= np.pi):
+            raise ValueError(f"angle_ranges[{name!r}] = {(lo, hi)} is not inside the domain of {transform}")
+        out[name] = lfr.vreal(name, 0.5 * (lo + hi), range=(lo, hi), transform=transform)
+    return out
+
+
+def two_link_arm_lfr(geometry: str = "hanging", g0=None, *, option: str = "B", uncertain: bool = True,
+                     transform: str = "tan_half", angle_ranges=None, arm: TwoLinkArm | None = None):
+    """The arm's LFT model around its parameter-dependent equilibrium (spec 003 section 5).
+
+    One dynamic LFR with inputs ``T_J1, T_J2`` [N m], outputs ``theta_J1, theta_J2`` [rad],
+    ``dtheta_J1, dtheta_J2`` [rad/s], scheduling parameters ``theta1``, ``theta2`` (the
+    equilibrium angles) and, with ``uncertain=True``, the Table 1 uncertain parameters
+    ``m1, J1, rho1, L2, m3``.
+
+    Parameters
+    ----------
+    geometry, g0
+        See :func:`load_two_link_arm` (ignored when ``arm`` is given).
+    option : {"B", "A"}
+        Assembly route (see :mod:`satdyn.equilibrium.assembly`).
+    uncertain, transform, angle_ranges
+        See :func:`two_link_arm_parameters`.
+    arm : TwoLinkArm, optional
+        Data to use instead of the shipped Table 1.
+
+    Returns
+    -------
+    EquilibriumLFR
+    """
+    from .assembly import equilibrium_lfr
+
+    arm = load_two_link_arm(geometry, g0) if arm is None else arm
+    params = two_link_arm_parameters(arm, uncertain=uncertain, transform=transform, angle_ranges=angle_ranges)
+    angles = (params.pop("theta1"), params.pop("theta2"))
+    return equilibrium_lfr(two_link_arm_tree(arm, angles, params), option=option)
+
