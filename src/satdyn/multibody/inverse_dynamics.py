@@ -1,0 +1,131 @@
+"""Inverse dynamics: the loop-free TITOP inverse diagram (seed 004 §3.7), i.e. RNEA.
+
+``inverse_dynamics(model, q, v, a, *, fext=None, t=0.0)``:
+
+* ``model`` -- :class:`~satdyn.multibody.model.Model`;
+* ``q`` (..., model.nq), ``v`` (..., model.nv), ``a`` (..., model.nv) -- configuration, velocity, ``dv/dt``;
+* ``fext`` (..., model.n_bodies, 6) -- extra wrenches on each body at its origin, body frame;
+* ``t`` -- time [s].
+
+Returns the actuator efforts ``tau`` (..., model.nv) such that
+``forward_dynamics(model, q, v, tau) == a`` (joint springs and dampers are accounted for,
+so they are not part of ``tau``). ``interface_wrenches`` returns, in addition, the wrench
+transmitted through each joint.
+
+Pass 1 (root to leaves) propagates the motion vectors with eq. (35)/(65); pass 2 (leaves to
+root) the wrenches with eq. (45)/(75), (93); the efforts are eq. (46)/(76).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .joints import passive_efforts
+from .kinematics import (
+    cross_force,
+    external_body_wrenches,
+    force_to_parent,
+    forward_kinematics,
+    motion_to_child,
+    prepare_fext,
+    prepare_inputs,
+)
+
+__all__ = ["inverse_dynamics", "interface_wrenches", "InterfaceWrenches"]
+
+
+def inverse_dynamics(model, q, v, a, *, fext=None, t=0.0) -> np.ndarray:
+    """Actuator efforts (..., nv) that produce the accelerations ``a`` (see module doc)."""
+    shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
+    fx = prepare_fext(model, fext, shape)
+    tau, _, _ = _rnea(model, qf, vf, af, fx, t)
+    return (tau - passive_efforts(model, qf, vf)).reshape(shape + (model.nv,))
+
+
+class InterfaceWrenches:
+    """Joint wrenches and body accelerations from one inverse-dynamics pass.
+
+    Attributes
+    ----------
+    joint_wrenches : ndarray, shape (..., n_bodies, 6)
+        Wrench applied by the parent on body i through its joint, at the body origin (the
+        joint point), in the body frame. Seed 004's ``W_{A/B,P}`` (by the child on the parent) is its
+        opposite, ``-joint_wrenches[..., i, :]`` in the child frame. For the root: the wrench the
+        inertial frame (or the actuator of a floating root) applies.
+    accelerations : ndarray, shape (..., n_bodies, 6)
+        Body-frame spatial accelerations at the body origins (gravity not folded in).
+    efforts : ndarray, shape (..., nv)
+        Total generalized efforts (actuator plus spring-damper).
+    child_on_parent : ndarray, shape (..., n_bodies, 6)
+        Seed 004's emitted wrench ``[W_{A/B,P0}]_b``: applied by body i on its parent, at the
+        joint's point P0 fixed in the parent (the port; eq. 93 for a prismatic), in the parent
+        frame. Row 0 (the root) is zero.
+    """
+
+    def __init__(self, joint_wrenches, accelerations, efforts, child_on_parent):
+        self.joint_wrenches = joint_wrenches
+        self.accelerations = accelerations
+        self.efforts = efforts
+        self.child_on_parent = child_on_parent
+
+
+def interface_wrenches(model, q, v, a, *, fext=None, t=0.0) -> InterfaceWrenches:
+    """Inverse dynamics that also returns every joint's transmitted wrench (see :class:`InterfaceWrenches`)."""
+    shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
+    fx = prepare_fext(model, fext, shape)
+    kin = forward_kinematics(model, qf, vf, t)
+    tau, f, acc = _rnea(model, qf, vf, af, fx, t, kin)
+    emitted = np.zeros_like(f)
+    for i in range(1, model.n_bodies):
+        R, offset = kin.R[i], kin.p[i] - model.joints[i].position
+        F = -np.einsum("nij,nj->ni", R, f[:, i, :3])
+        emitted[:, i] = np.concatenate([F, -np.einsum("nij,nj->ni", R, f[:, i, 3:]) + np.cross(offset, F)], 1)
+    nb = model.n_bodies
+    return InterfaceWrenches(f.reshape(shape + (nb, 6)), acc.reshape(shape + (nb, 6)),
+                             tau.reshape(shape + (model.nv,)), emitted.reshape(shape + (nb, 6)))
+
+
+def _rnea(model, q, v, a, fext, t, kin=None):
+    """Flat-batch RNEA: total efforts (N, nv), joint wrenches (N, nb, 6), body accelerations (N, nb, 6)."""
+    if kin is None:
+        loads = fext is not None or model.external_wrenches or model.loop_closures
+        kin = forward_kinematics(model, q, v, t, world=bool(loads) or bool(np.any(model.gravity)))
+    f_ext = external_body_wrenches(model, kin, t, fext)
+    n, nb = q.shape[0], model.n_bodies
+    f = np.zeros((n, nb, 6))
+    acc = np.zeros((n, nb, 6))
+    acc_g = [None] * nb
+    for i in range(nb):
+        joint, parent = model.joints[i], model.parents[i]
+        if parent < 0:
+            ai = kin.root_acceleration.copy()
+        else:
+            ai = motion_to_child(kin.R[i], kin.p[i], acc_g[parent]) + kin.bias[i]
+        if joint.nv:
+            ai = ai + a[:, model.v_slice(i)] @ joint.motion_subspace.T
+        acc_g[i] = ai
+        D = model.spatial_inertias[i]
+        twist = kin.twist[i]
+        # eq. (29): W_ext = D (x_dot' - g) + C(x') D x'  (gravity is inside ai)
+        f[:, i] = ai @ D.T + cross_force(twist, twist @ D.T)
+        if f_ext is not None:
+            f[:, i] -= f_ext[:, i]
+    tau = np.zeros((n, model.nv))
+    for i in range(nb - 1, -1, -1):
+        joint, parent = model.joints[i], model.parents[i]
+        if joint.nv:
+            tau[:, model.v_slice(i)] = f[:, i] @ joint.motion_subspace
+        if parent >= 0:
+            f[:, parent] += force_to_parent(kin.R[i], kin.p[i], f[:, i])
+    for i in range(nb):
+        acc[:, i] = acc_g[i]
+    _remove_gravity(model, kin, acc)  # report true accelerations (g is uniform: exact)
+    return tau, f, acc
+
+
+def _remove_gravity(model, kin, acc):
+    g = model.gravity
+    if not np.any(g):
+        return
+    for i in range(model.n_bodies):
+        acc[:, i, :3] += np.einsum("nji,j->ni", kin.R_world[i], g)

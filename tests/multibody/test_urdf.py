@@ -1,0 +1,121 @@
+"""URDF reader: the same file in satdyn and Pinocchio gives the same dynamics (oracle: Pinocchio).
+
+The file (written by the test, seeded) has revolute, continuous, prismatic and fixed joints,
+joint origins with rpy, inertial frames with rpy, a branching tree whose joint names are not
+in file order (Pinocchio visits children in joint-name order) and a massless link.
+Pinocchio stores a continuous joint as (cos, sin); the test maps q accordingly.
+"""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import satdyn.multibody as mb
+
+
+def _inertial(rng, massless=False):
+    if massless:
+        return ""
+    A = rng.normal(size=(3, 3))
+    J = A @ A.T + 0.2 * np.eye(3)
+    xyz = " ".join(f"{x:.6f}" for x in rng.normal(size=3) * 0.2)
+    rpy = " ".join(f"{x:.6f}" for x in rng.uniform(-1, 1, 3))
+    return (f'<inertial><origin xyz="{xyz}" rpy="{rpy}"/><mass value="{rng.uniform(0.5, 3):.6f}"/>'
+            f'<inertia ixx="{J[0, 0]:.6f}" ixy="{J[0, 1]:.6f}" ixz="{J[0, 2]:.6f}" iyy="{J[1, 1]:.6f}" '
+            f'iyz="{J[1, 2]:.6f}" izz="{J[2, 2]:.6f}"/></inertial>')
+
+
+def write_urdf(path, rng):
+    # (joint name, type, parent, child); the file order differs from the name order on purpose.
+    tree = [("m_shoulder", "revolute", "base", "l1"), ("c_side", "prismatic", "base", "l2"),
+            ("x_elbow", "continuous", "l1", "l3"), ("b_fix", "fixed", "l1", "tool_frame"),
+            ("a_wrist", "revolute", "l3", "l4"), ("z_slide", "prismatic", "l2", "l5"),
+            ("d_fix", "fixed", "l3", "l6")]
+    links = ["base", "l1", "l2", "l3", "l4", "l5", "l6", "tool_frame"]
+    parts = ['<?xml version="1.0"?>', '<robot name="test_arm">']
+    for ln in links:
+        parts.append(f'<link name="{ln}">{_inertial(rng, massless=(ln == "l6"))}</link>')
+    for name, kind, parent, child in tree:
+        xyz = " ".join(f"{x:.6f}" for x in rng.normal(size=3) * 0.5)
+        rpy = " ".join(f"{x:.6f}" for x in rng.uniform(-1.5, 1.5, 3))
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        ax = " ".join(f"{x:.9f}" for x in axis)
+        limit = '<limit lower="-2" upper="2" effort="10" velocity="3"/>' if kind in ("revolute", "prismatic") else ""
+        parts.append(f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+                     f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{ax}"/>{limit}</joint>')
+    parts.append("</robot>")
+    path.write_text("\n".join(parts))
+    return path
+
+
+def _pin_q(model, pm, q):
+    """satdyn q -> Pinocchio q (continuous joints as cos, sin)."""
+    out = []
+    for i, joint in enumerate(model.joints):
+        qj = q[model.q_slice(i)]
+        if joint.kind == "floating" or joint.nq == 0:
+            out.extend(qj)
+            continue
+        jid = pm.getJointId(joint.name)
+        if pm.joints[jid].nq == 2:
+            out.extend([np.cos(qj[0]), np.sin(qj[0])])
+        else:
+            out.extend(qj)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_urdf_dynamics_match_pinocchio(tmp_path, floating):
+    rng = np.random.default_rng(21 + floating)
+    path = write_urdf(tmp_path / "arm.urdf", rng)
+    g = np.array([0.0, 0.0, -9.81])
+    model = mb.load_urdf(path, floating=floating, gravity=g)
+    pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(str(path))
+    pm.gravity = pin.Motion(g, np.zeros(3))
+    pd = pm.createData()
+    # Same joint order as Pinocchio (depth-first, children in joint-name order).
+    moving = [j.name for j in model.joints[1:] if j.nv]
+    assert moving == [n for n in list(pm.names)[1 + floating:]]
+    assert model.nv == pm.nv
+    for _ in range(3):
+        q = model.neutral_configuration()
+        q[:] = rng.uniform(-1.5, 1.5, model.nq)
+        if floating:
+            quat = rng.normal(size=4)
+            q[3:7] = quat / np.linalg.norm(quat)
+        v = rng.normal(size=model.nv)
+        tau = rng.normal(size=model.nv)
+        qp = _pin_q(model, pm, q)
+        a_pin = pin.aba(pm, pd, qp, v, tau).copy()
+        scale = max(1.0, np.abs(a_pin).max())
+        assert np.abs(mb.forward_dynamics(model, q, v, tau) - a_pin).max() / scale < 1e-9
+        t_pin = pin.rnea(pm, pd, qp, v, a_pin).copy()
+        assert np.abs(mb.inverse_dynamics(model, q, v, a_pin) - t_pin).max() / max(1, np.abs(t_pin).max()) < 1e-9
+        M = pin.crba(pm, pd, qp).copy()
+        M = np.triu(M) + np.triu(M, 1).T
+        assert np.abs(mb.mass_matrix(model, q) - M).max() / np.abs(M).max() < 1e-9
+
+
+def test_urdf_errors(tmp_path):
+    head = '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+    cases = {
+        "mimic": head + '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><mimic joint="k"/></joint></robot>',
+        "two parent joints": head + '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>'
+                                    '<joint name="j2" type="fixed"><parent link="c"/><child link="b"/></joint>'
+                                    '<joint name="j3" type="fixed"><parent link="a"/><child link="c"/></joint></robot>',
+        "not supported": head + '<joint name="j" type="floating"><parent link="a"/><child link="b"/></joint></robot>',
+        "exactly one root": head + '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>',
+        "unknown link": head + '<joint name="j" type="fixed"><parent link="a"/><child link="zz"/></joint></robot>',
+    }
+    for message, text in cases.items():
+        p = tmp_path / "bad.urdf"
+        p.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            mb.load_urdf(p)
+    with pytest.raises(ValueError, match="no URDF file"):
+        mb.load_urdf(tmp_path / "missing.urdf")
+    p = tmp_path / "notrobot.urdf"
+    p.write_text("<sdf/>")
+    with pytest.raises(ValueError, match="expected <robot>"):
+        mb.load_urdf(p)
