@@ -28,6 +28,7 @@ __all__ = ["main", "SUBCOMMANDS"]
 # heavy imports never slow another).
 SUBCOMMANDS: dict[str, str] = {
     "demo": "satdyn.cli.demo",
+    "equilibrium": "satdyn.cli.equilibrium",
 }
 
 

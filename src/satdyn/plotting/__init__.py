@@ -6,5 +6,6 @@ object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
 from .demo import plot_rigid_spacecraft_inertia
+from .equilibrium import plot_equilibrium_study
 
-__all__ = ["plot_rigid_spacecraft_inertia"]
+__all__ = ["plot_rigid_spacecraft_inertia", "plot_equilibrium_study"]
