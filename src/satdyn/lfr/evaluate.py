@@ -88,7 +88,19 @@ def _deltas(lfr, values, batch: bool):
 
 
 # --- structure of D_zw (cached on the immutable LFR) ---------------------------------------
-def _schedule(lfr):
+_SUPERBLOCK = 48  # channels per super-block of the blocked triangular sweep
+
+
+@dataclass(frozen=True)
+class _Schedule:
+    perm: np.ndarray          # channel order: by level, components contiguous
+    D11: np.ndarray           # D_zw permuted by perm
+    levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
+    superblocks: list         # (s0, s1, first level, last level + 1, update of later channels)
+    largest: int              # largest strongly connected component
+
+
+def _schedule(lfr) -> _Schedule:
     cached = lfr._cache.get("schedule")
     if cached is not None:
         return cached
@@ -101,42 +113,87 @@ def _schedule(lfr):
     members = [[] for _ in range(n_comp)]
     for i, c in enumerate(comp):
         members[c].append(i)
-    # Dependencies between components; levels by repeated relaxation in topological order.
     rows, cols = np.nonzero(pattern)
     between = comp[rows] != comp[cols]
     deps = [set() for _ in range(n_comp)]
     for a, b in zip(comp[rows[between]], comp[cols[between]]):
-        deps[a].add(b)
-    level = np.full(n_comp, -1)
-    order = _topological(deps)
-    for c in order:  # dependencies first
+        deps[a].add(int(b))
+    level = np.zeros(n_comp, dtype=int)
+    for c in _topological(deps):  # dependencies first
         level[c] = 1 + max((level[d] for d in deps[c]), default=-1)
-    schedule = []
-    done = np.zeros(nd, dtype=bool)
-    for lev in range(int(level.max()) + 1 if n_comp else 0):
-        comps = [c for c in range(n_comp) if level[c] == lev]
-        chans = np.array([i for c in comps for i in members[c]], dtype=int)
-        free = [i for c in comps if len(members[c]) == 1 and not pattern[members[c][0], members[c][0]] for i in members[c]]
-        loops = {}
-        for c in comps:
+    by_level: dict[int, list[int]] = {}
+    for c in range(n_comp):
+        by_level.setdefault(int(level[c]), []).append(c)
+    perm: list[int] = []
+    levels = []
+    for lev in sorted(by_level):
+        l0 = len(perm)
+        free, loops = [], {}
+        def is_free(c):
+            return len(members[c]) == 1 and not pattern[members[c][0], members[c][0]]
+
+        for c in sorted(by_level[lev], key=lambda c: (not is_free(c), len(members[c]))):
             mem = members[c]
             if len(mem) == 1 and not pattern[mem[0], mem[0]]:
-                continue
-            loops.setdefault(len(mem), []).append(mem)
-        local = {ch: k for k, ch in enumerate(chans)}
-        dep_cols = np.flatnonzero(np.any(pattern[chans][:, done], axis=0))
-        dep_cols = np.flatnonzero(done)[dep_cols]
+                free.append(len(perm) - l0)
+            else:
+                loops.setdefault(len(mem), []).append(len(perm))
+            perm.extend(mem)
+        levels.append([l0, len(perm), np.array(free, dtype=int), loops])
+    perm_a = np.array(perm, dtype=int)
+    Dp = D11[np.ix_(perm_a, perm_a)] if nd else D11
+    for entry in levels:
+        # Free channels come first in a level, then loops grouped by size: all contiguous.
+        nfree = entry[2].size
+        entry[2] = nfree
         groups = []
-        for size, mems in loops.items():
-            idx = np.array(mems, dtype=int)  # (count, size)
-            groups.append((idx, np.array([[local[i] for i in m] for m in mems]), D11[idx[:, :, None], idx[:, None, :]]))
-        schedule.append((chans, np.array([local[i] for i in free], dtype=int), np.array(free, dtype=int),
-                         dep_cols, D11[np.ix_(chans, dep_cols)], groups))
-        done[chans] = True
-    largest = max((len(m) for m in members), default=0)
-    result = (schedule, largest)
+        for size, starts in loops_sorted(entry[3]):
+            count = len(starts)
+            g0 = starts[0]
+            assert starts == list(range(g0, g0 + count * size, size))
+            groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
+        entry[3] = groups
+    superblocks, first = [], 0
+    for k, (l0, l1, _, _) in enumerate(levels):
+        s0 = levels[first][0]
+        if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
+            superblocks.append((s0, l1, first, k + 1, _update_op(Dp[l1:, s0:l1])))
+            first = k + 1
+    for s0, s1, lev0, lev1, _ in superblocks:
+        for entry in levels[lev0:lev1]:
+            entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
+    result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
+                       max((len(m) for m in members), default=0))
     lfr._cache["schedule"] = result
     return result
+
+
+def _update_op(block):
+    """How to apply ``rows += block @ cols``: None (zero block), ``(block, None)`` dense,
+    or ``(U, Vt)`` low rank -- products of LFRs couple their factors through the few
+    signals between them, so these blocks usually have a small numerical rank."""
+    if block.size == 0 or not np.any(block):
+        return None
+    U, sv, Vt = np.linalg.svd(block, full_matrices=False)
+    r = int(np.count_nonzero(sv > 1e-14 * sv[0]))
+    rows, cols = block.shape
+    if r * (rows + cols) < 0.7 * rows * cols:
+        return (np.ascontiguousarray(U[:, :r] * sv[:r]), np.ascontiguousarray(Vt[:r]))
+    return (np.ascontiguousarray(block), None)
+
+
+def _apply_update(op, flat, rows: slice, cols: slice):
+    if op is None:
+        return
+    first, second = op
+    if second is None:
+        flat[rows] += first @ flat[cols]
+    else:
+        flat[rows] += first @ (second @ flat[cols])
+
+
+def loops_sorted(loops: dict):
+    return sorted(loops.items())
 
 
 def _topological(deps):
@@ -161,7 +218,12 @@ def _topological(deps):
 
 
 def _close_batch(lfr, d):
-    """Closed-loop matrices for deltas ``d`` (ndelta, N): (N, nx + p, nx + m) and rcond (N,)."""
+    """Closed-loop matrices for deltas ``d`` (ndelta, N): (N, nx + p, nx + m) and rcond (N,).
+
+    Blocked right-looking triangular sweep over the level-ordered channels: inside a
+    super-block, level by level (multiply, or small batched solves for loops); after
+    it, one matrix product updates the right-hand sides of all later channels.
+    """
     nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
     M = lfr._M
     N = d.shape[1]
@@ -172,28 +234,61 @@ def _close_batch(lfr, d):
     if nd == 0:
         return np.broadcast_to(base, (N,) + base.shape).copy(), np.ones(N)
     k = nx + m
-    R = M[nx:q][:, outer_cols]  # (nd, k)
-    W = np.empty((nd, N, k))
+    sch = _schedule(lfr)
+    perm, D = sch.perm, sch.D11
+    dp = d[perm]
+    W = np.empty((nd, N, k))  # right-hand sides, overwritten by the loop signals w
+    W[...] = M[nx + perm][:, outer_cols][:, None, :]
+    flat = W.reshape(nd, N * k)
     rcond = np.ones(N)
-    schedule, _ = _schedule(lfr)
     with np.errstate(all="ignore"):
-        for chans, free_local, free, dep_cols, D_dep, groups in schedule:
-            rhs = np.broadcast_to(R[chans][:, None, :], (len(chans), N, k))
-            if dep_cols.size:
-                rhs = rhs + (D_dep @ W[dep_cols].reshape(dep_cols.size, N * k)).reshape(len(chans), N, k)
-            if free.size:
-                W[free] = d[free][:, :, None] * rhs[free_local]
-            for idx, loc, Dbb in groups:
-                dd = d[idx]  # (count, size, N)
-                mats = np.eye(idx.shape[1]) - np.moveaxis(dd, 2, 0)[..., None] * Dbb  # (N, count, s, s)
-                b = np.moveaxis(dd[..., None] * rhs[loc], 2, 0)  # (N, count, s, k)
-                inv, rc = _inverse_with_rcond(mats)
-                rcond = np.minimum(rcond, rc.min(axis=1))
-                W[idx] = np.moveaxis(inv @ b, 0, 2)
-        out = base[None] + np.moveaxis(
-            (M[outer_rows][:, nx:q] @ W.reshape(nd, N * k)).reshape(nx + p, N, k), 1, 0
-        )
+        for s0, s1, lev0, lev1, outer in sch.superblocks:
+            for l0, l1, nfree, loops, inner in sch.levels[lev0:lev1]:
+                _apply_update(inner, flat, slice(l0, l1), slice(s0, l0))
+                if nfree:
+                    W[l0:l0 + nfree] *= dp[l0:l0 + nfree, :, None]
+                for g0, count, size, Dbb in loops:
+                    g1 = g0 + count * size
+                    dd = dp[g0:g1].reshape(count, size, N)
+                    rhs = W[g0:g1].reshape(count, size, N, k)
+                    rhs *= dd[..., None]
+                    sol, rc = _solve_loops(dd, Dbb, rhs)
+                    rcond = np.minimum(rcond, rc.min(axis=0))
+                    W[g0:g1] = sol.reshape(g1 - g0, N, k)
+            _apply_update(outer, flat, slice(s1, None), slice(s0, s1))
+        coupling = M[outer_rows][:, nx + perm]
+        out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
     return out, rcond
+
+
+def _solve_loops(dd, Dbb, rhs):
+    """Solve ``(I - diag(dd) Dbb) X = rhs`` for ``count`` loops of one size at N points.
+
+    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) -> X (count, s, N, k) and
+    the 1-norm reciprocal condition numbers (count, N).  Sizes 1 and 2 (a scalar loop,
+    a Cayley rotation) use closed forms; larger ones a batched inverse.
+    """
+    count, size, N = dd.shape
+    if size == 1:
+        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
+        rc = np.where(a != 0.0, 1.0, 0.0)
+        return rhs / a[:, None, :, None], rc
+    if size == 2:
+        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]
+        b = -dd[:, 0] * Dbb[:, 0, 1][:, None]
+        c = -dd[:, 1] * Dbb[:, 1, 0][:, None]
+        e = 1.0 - dd[:, 1] * Dbb[:, 1, 1][:, None]
+        det = a * e - b * c
+        x0 = (e[..., None] * rhs[:, 0] - b[..., None] * rhs[:, 1]) / det[..., None]
+        x1 = (a[..., None] * rhs[:, 1] - c[..., None] * rhs[:, 0]) / det[..., None]
+        norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
+        norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
+        rc = 1.0 / (norm * norm_inv)
+        return np.stack([x0, x1], axis=1), np.where(np.isfinite(rc), rc, 0.0)
+    mats = np.eye(size) - np.moveaxis(dd, 2, 1)[..., None] * Dbb[:, None]  # (count, N, s, s)
+    inv, rc = _inverse_with_rcond(mats)
+    sol = inv @ np.moveaxis(rhs, 2, 1)  # (count, N, s, k)
+    return np.moveaxis(sol, 1, 2), rc
 
 
 def _inverse_with_rcond(mats):
@@ -216,7 +311,7 @@ def _inverse_with_rcond(mats):
 def _evaluate_deltas(lfr, d, chunk=None):
     nx, nd = lfr.nstates, lfr.ndelta
     N = d.shape[1]
-    _, largest = _schedule(lfr) if nd else ((), 0)
+    largest = _schedule(lfr).largest if nd else 0
     if chunk is None:
         per_point = 8.0 * (largest * largest * 3 + nd * (nx + lfr.ninputs) * 2 + (nx + lfr.noutputs) * (nx + lfr.ninputs))
         chunk = max(1, int(_CHUNK_BYTES // max(per_point, 1.0)))

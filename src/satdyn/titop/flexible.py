@@ -1,0 +1,170 @@
+"""Flexible body: the TITOP N-port model from clamped-free modal data (spec 000a section 2.1).
+
+``flexible_body(name, D_P, frequencies, damping, L_P, children, ...)``
+
+Arguments
+---------
+D_P : (6, 6)                  rigid mass matrix at the parent port P, body frame (the full
+                              matrix tau_GP^T D_G tau_GP, erratum T1 / E000-1; build it with
+                              :func:`satdyn.spatial.rigid_mass_matrix`)
+frequencies : (n,)            clamped-free modal frequencies omega_j [rad/s]; an entry may be a
+                              Parameter (uncertain/varying omega_j, 2 occurrences, spec 2.6.3)
+damping : (n,) or float       modal damping ratios xi_j (constant when omega_j varies)
+L_P : (n, 6)                  modal participation factors at P (rows = modes)
+children : dict name -> (r_PC (3,), Phi_C (6, n))
+                              child ports: vector from P to C [m] and modal shapes at C
+parent : str                  name of the parent port (default "P"), direct
+frame : str                   frame label (default: the model name)
+strict : bool                 residual mass D_P - L_P^T L_P not positive definite -> error
+                              (default: warning naming the body and its smallest eigenvalue)
+
+Model (modal force f_j = omega_j^2 eta_j + 2 xi_j omega_j eta_j'):
+
+    eta''  = -f + sum_k Phi_k^T W_k - L_P x''_P
+    x''_Ck = -Phi_k f + sum_l Phi_k Phi_l^T W_l + (tau_{Ck P} - Phi_k L_P) x''_P
+    W_P    =  L_P^T f + sum_l (tau_{Cl P} - Phi_l L_P)^T W_l - (D_P - L_P^T L_P) x''_P
+
+States [eta; eta'] (2n).  With n = 0 it is the rigid two-port [[0, tau_CP], [tau_CP^T, -D_P]].
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..lfr import LFR, Parameter
+from ..spatial import tau
+from ..spatial._checks import as_batch_of
+from ._lfrtools import close_raw
+from .ports import ACC, WRENCH, make_port_model
+
+__all__ = ["flexible_body", "ResidualMassWarning", "residual_mass"]
+
+
+class ResidualMassWarning(UserWarning):
+    """The residual mass D_P - L_P^T L_P of a flexible body is not positive definite."""
+
+
+def residual_mass(D_P, L_P) -> np.ndarray:
+    """``R_P = D_P - L_P^T L_P`` (eq. 6)."""
+    return np.asarray(D_P, dtype=float) - np.asarray(L_P, dtype=float).T @ np.asarray(L_P, dtype=float)
+
+
+def _split_frequencies(frequencies, n):
+    omega0, params = np.zeros(n), {}
+    for j, w in enumerate(frequencies):
+        if isinstance(w, Parameter):
+            if w.transform is not None:
+                raise ValueError(f"frequency parameter {w.name!r} must have no transform")
+            omega0[j], params[j] = w.nominal, w
+        else:
+            omega0[j] = float(w)
+    if np.any(omega0 <= 0) or not np.all(np.isfinite(omega0)):
+        raise ValueError(f"`frequencies` must be positive and finite [rad/s]; got {omega0}")
+    return omega0, params
+
+
+def flexible_body(name: str, D_P, frequencies, damping, L_P, children: dict | None = None, *,
+                  parent: str = "P", frame: str | None = None, strict: bool = False):
+    """TITOP model of a flexible body (see the module docstring). Returns a :class:`PortModel`.
+
+    Ports: ``parent`` (direct) and one inverse port per child.
+    """
+    if not isinstance(name, str) or not name or "." in name:
+        raise ValueError(f"`name` must be a non-empty str without '.'; got {name!r}")
+    D_P = as_batch_of(D_P, (6, 6), "D_P")
+    if D_P.ndim != 2 or not np.allclose(D_P, D_P.T, atol=1e-9 * max(1.0, np.abs(D_P).max())):
+        raise ValueError("`D_P` must be one symmetric (6, 6) matrix")
+    freqs = list(np.atleast_1d(frequencies)) if not isinstance(frequencies, Parameter) else [frequencies]
+    n = len(freqs)
+    omega0, params = _split_frequencies(freqs, n)
+    xi = np.broadcast_to(np.asarray(damping, dtype=float), (n,)).copy()
+    if np.any(xi < 0):
+        raise ValueError(f"`damping` must be >= 0; got {xi}")
+    L = np.asarray(L_P, dtype=float).reshape(n, 6) if n else np.zeros((0, 6))
+    if L.shape != (n, 6):
+        raise ValueError(f"`L_P` must have shape ({n}, 6); got {np.shape(L_P)}")
+    children = {} if children is None else dict(children)
+    child_names = list(children)
+    T, Phi = [], []
+    for c in child_names:
+        r_PC, phi = children[c]
+        T.append(tau(-as_batch_of(r_PC, (3,), f"children[{c!r}] r_PC")))
+        phi = np.asarray(phi, dtype=float).reshape(6, n) if n else np.zeros((6, 0))
+        if phi.shape != (6, n):
+            raise ValueError(f"children[{c!r}] Phi_C must have shape (6, {n})")
+        Phi.append(phi)
+
+    R = residual_mass(D_P, L)
+    lam = np.linalg.eigvalsh(0.5 * (R + R.T))
+    if lam[0] <= -1e-9 * max(1.0, lam[-1]) or lam[0] == 0.0:
+        msg = (f"flexible body {name!r}: residual mass D_P - L_P^T L_P is not positive definite "
+               f"(smallest eigenvalue {lam[0]:.6g}); the modal data are inconsistent with D_P")
+        if strict:
+            raise ValueError(msg)
+        warnings.warn(msg, ResidualMassWarning, stacklevel=2)
+
+    # Open static matrix: columns [raw w (2 per parametric mode); x (2n); W_1..W_k; x''_P],
+    # rows [raw z; x' (2n); x''_C1..x''_Ck; W_P].  Integrators are then closed as states.
+    kc = len(child_names)
+    modes_p = sorted(params)
+    nr = 2 * len(modes_p)
+    nx = 2 * n
+    nu = 6 * kc + 6
+    ny = 6 * kc + 6
+    M = np.zeros((nr + nx + ny, nr + nx + nu))
+    rz, rx, ry = 0, nr, nr + nx               # row offsets
+    cw, cx, cu = 0, nr, nr + nx               # column offsets
+    # modal force f = Fx x + Fw w (n x ...)
+    Fx = np.zeros((n, nx))
+    Fw = np.zeros((n, nr))
+    for j in range(n):
+        if j in params:
+            k = modes_p.index(j)
+            # z_a = eta_j, w_a = omega eta_j; z_b = 2 xi eta_j' + w_a, w_b = omega z_b = f_j
+            M[rz + 2 * k, cx + j] = 1.0
+            M[rz + 2 * k + 1, cx + n + j] = 2.0 * xi[j]
+            M[rz + 2 * k + 1, cw + 2 * k] = 1.0
+            Fw[j, 2 * k + 1] = 1.0
+        else:
+            Fx[j, j] = omega0[j] ** 2
+            Fx[j, n + j] = 2.0 * xi[j] * omega0[j]
+    PhiT_W = np.hstack([p.T for p in Phi]) if kc else np.zeros((n, 0))   # (n, 6k)
+    # x' rows: eta' = eta' ; eta'' = -f + Phi^T W - L a
+    M[rx:rx + n, cx + n:cx + 2 * n] = np.eye(n)
+    M[rx + n:rx + 2 * n, cx:cx + nx] = -Fx
+    M[rx + n:rx + 2 * n, cw:cw + nr] = -Fw
+    M[rx + n:rx + 2 * n, cu:cu + 6 * kc] = PhiT_W
+    M[rx + n:rx + 2 * n, cu + 6 * kc:] = -L
+    for i, (Ti, Pi) in enumerate(zip(T, Phi)):
+        r0 = ry + 6 * i
+        M[r0:r0 + 6, cx:cx + nx] = -Pi @ Fx
+        M[r0:r0 + 6, cw:cw + nr] = -Pi @ Fw
+        M[r0:r0 + 6, cu:cu + 6 * kc] = Pi @ PhiT_W
+        M[r0:r0 + 6, cu + 6 * kc:] = Ti - Pi @ L
+    r0 = ry + 6 * kc
+    M[r0:r0 + 6, cx:cx + nx] = L.T @ Fx
+    M[r0:r0 + 6, cw:cw + nr] = L.T @ Fw
+    for i, (Ti, Pi) in enumerate(zip(T, Phi)):
+        M[r0:r0 + 6, cu + 6 * i:cu + 6 * i + 6] = (Ti - Pi @ L).T
+    M[r0:r0 + 6, cu + 6 * kc:] = -R
+    # Close the raw parameter channels, then make the x channels states (w = x/s): an LFR
+    # whose first nx inputs/outputs are the integrator loop.
+    if nr:
+        lfr = _states_from_loop(close_raw(M, [params[j] for j in modes_p for _ in range(2)]), nx)
+    else:
+        lfr = LFR(M[:nx, :nx], M[:nx, nx:], M[nx:, :nx], M[nx:, nx:])
+    ports = {parent: ("direct", name if frame is None else frame)}
+    ports.update({c: ("inverse", name if frame is None else frame) for c in child_names})
+    return make_port_model(
+        name, lfr, ports,
+        inputs=[(c, WRENCH) for c in child_names] + [(parent, ACC)],
+        outputs=[(c, ACC) for c in child_names] + [(parent, WRENCH)])
+
+
+def _states_from_loop(open_lfr: LFR, nx: int) -> LFR:
+    """Turn the first ``nx`` inputs/outputs of a static LFR into states (x' = out, in = x)."""
+    from ..lfr import integrator, lft
+
+    return lft(open_lfr, integrator(nx), upper=True) if nx else open_lfr
