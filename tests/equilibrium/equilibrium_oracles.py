@@ -217,5 +217,15 @@ def chain_tree(chain, angles, rotor_inertia=0.0):
     return EquilibriumTree(bodies=bodies, connections=joints, field_acceleration=chain["a"])
 
 
-__all__ = ["pinocchio_arm", "pinocchio_trim_linearise", "appendix_a_recursion", "appendix_a_matrices",
+def pendulum_tree(mass, angle, length=0.7, g0=9.81, rotor=0.03, Kp=0.4, Kd=0.2):
+    """Example 1 of the paper: a point mass on a massless link of ``length`` below a joint."""
+    from satdyn.equilibrium import Scaled
+
+    body = RigidBody("bob", mass=mass, com=Scaled(length, [0.0, 0.0, -1.0]))
+    joint = RevoluteJoint("J", parent=None, child="bob", axis=[1.0, 0.0, 0.0], angle=angle,
+                          stiffness=Kp, damping=Kd, rotor_inertia=rotor)
+    return EquilibriumTree(bodies=(body,), connections=(joint,), field_acceleration=[0.0, 0.0, g0])
+
+
+__all__ = ["pendulum_tree", "pinocchio_arm", "pinocchio_trim_linearise", "appendix_a_recursion", "appendix_a_matrices",
            "potential_reference", "random_chain", "chain_tree", "skew"]

@@ -9,7 +9,7 @@ import pytest
 
 from equilibrium_oracles import pinocchio_trim_linearise
 from satdyn import lfr
-from satdyn.equilibrium import load_two_link_arm, two_link_arm_lfr
+from satdyn.equilibrium import equilibrium_lfr, load_two_link_arm, two_link_arm_lfr
 from satdyn.equilibrium.reference import frequency_response, relative_error
 
 OMEGA = np.logspace(-2, 2, 40)
@@ -108,6 +108,21 @@ def test_T9_option_a_equals_option_b():
         Ga = frequency_response(a.A, a.B, a.C, a.D, OMEGA)
         Gb = frequency_response(b.A, b.B, b.C, b.D, OMEGA)
         np.testing.assert_allclose(Ga, Gb, rtol=0, atol=1e-9 * np.abs(Gb).max())
+
+
+def test_T9_option_a_equals_option_b_with_parametric_rotor_and_mass():
+    """Option A with a parametric rotor inertia (own zero-field joint, not titop's) and a
+    parametric mass, on a pendulum: same transfer as option B and as the closed form."""
+    from equilibrium_oracles import pendulum_tree
+
+    m, Jr = lfr.ureal("m", 2.0, percent=30), lfr.ureal("Jr", 0.05, percent=50)
+    a = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr), option="A")
+    b = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr), option="B")
+    for mass, rotor in [(1.5, 0.03), (2.5, 0.07)]:
+        sa, sb = a.plant.evaluate({"m": mass, "Jr": rotor}), b.plant.evaluate({"m": mass, "Jr": rotor})
+        np.testing.assert_allclose(sa.A, sb.A, atol=1e-10)
+        inertia = rotor + mass * 0.7**2
+        assert sa.A[1, 0] == pytest.approx(-(mass * 9.81 * 0.7 * np.cos(0.4) + 0.4) / inertia, rel=1e-10)
 
 
 def test_T12_well_posed_over_the_box(hanging_model):

@@ -5,8 +5,10 @@
   ``dq'' = M^-1 (dT - (K + Kp) dq - Kd dq')`` (LFR inversion of ``M``, well posed because
   ``M`` is SPD at the nominal) closed with ``2n`` integrators.
 * **Option A** (block diagram): one static LFR block per joint and per body (the same
-  equations, sections 3.2 and 3.4), connected by signal names with
-  :func:`satdyn.lfr.interconnect`; the joint torque balances are kept implicit
+  equations, sections 3.2 and 3.4; the zero-field part of each joint is
+  :func:`satdyn.titop.actuated_revolute_joint` in "angle" causality, to which the
+  acceleration-field and trim-wrench terms of :mod:`.joint` are added), connected by
+  signal names with :func:`satdyn.lfr.interconnect`; the joint torque balances are kept implicit
   (residual outputs, ``J_r = 0`` allowed) and solved for the joint accelerations by
   partial channel inversion (:func:`satdyn.lfr.invert_channels`, SDTlib's ``invio``).
 
@@ -183,19 +185,42 @@ def _joint_block(alg, tree, joint, trim, grounded):
     if isinstance(joint, RevoluteJoint):
         acc, ang = sel[f"ddtheta_{c}"], sel[f"theta_{c}"]
         a_c = revolute_equilibrium_field(alg, joint, P, trim.field[joint.child], da_p, ang)
-        x_c = revolute_zero_field_motion(alg, joint, P, dx_p, acc)
-        W_p = (revolute_zero_field_wrench(alg, joint, P, dW_c, dx_p, acc)
-               + revolute_equilibrium_wrench(alg, joint, P, trim.wrench[c], ang))
         Kp = alg.lift(joint.stiffness) if hasattr(joint.stiffness, "name") else float(joint.stiffness)
         Kd = alg.lift(joint.damping) if hasattr(joint.damping, "name") else float(joint.damping)
-        residual = (sel[f"T_{c}"] - alg.scale(Kp, ang) - alg.scale(Kd, sel[f"dtheta_{c}"])
-                    - revolute_torque(alg, joint, dW_c, dx_p, acc))
-        rows, outs = [a_c, x_c, W_p, residual], [(f"a_{joint.child}", 3), (f"acc_{joint.child}", 6),
-                                                (f"W_{c}", 6), (f"res_{c}", 1)]
+        spring = sel[f"T_{c}"] - alg.scale(Kp, ang) - alg.scale(Kd, sel[f"dtheta_{c}"])
+        W_eq = revolute_equilibrium_wrench(alg, joint, P, trim.wrench[c], ang)
+        zero_field = _titop_zero_field(joint, np.vstack([dW_c, dx_p, acc]))
+        if zero_field is not None:
+            # titop's actuated joint -> [x''_c; W_p (zero field); T_r]; add the field terms.
+            place = np.zeros((16, 13))
+            place[3:15, :12] = np.eye(12)
+            place[15, 12] = -1.0
+            own = alg.vstack([a_c, np.zeros((6, k)), W_eq, spring])
+            rows = [alg.const(place) @ zero_field + own]
+        else:
+            x_c = revolute_zero_field_motion(alg, joint, P, dx_p, acc)
+            W_p = revolute_zero_field_wrench(alg, joint, P, dW_c, dx_p, acc) + W_eq
+            rows = [a_c, x_c, W_p, spring - revolute_torque(alg, joint, dW_c, dx_p, acc)]
+        outs = [(f"a_{joint.child}", 3), (f"acc_{joint.child}", 6), (f"W_{c}", 6), (f"res_{c}", 1)]
     else:
         rows = [P.T @ da_p, rotate_to_child(alg, P, dx_p), rotate_to_parent(alg, P, dW_c)]
         outs = [(f"a_{joint.child}", 3), (f"acc_{joint.child}", 6), (f"W_{c}", 6)]
     return _block(alg, rows, outs, ins)
+
+
+def _titop_zero_field(joint, selector):
+    """The zero-field actuated revolute joint of :mod:`satdyn.titop` (angle causality: inputs
+    ``[W_c; acc_p; theta'']``, outputs ``[acc_c; W_p; T_r]``) fed by ``selector`` (13, k), or
+    None when the joint's rotor inertia is a parameter (titop takes numbers): the
+    equivalent :func:`~satdyn.equilibrium.joint.revolute_zero_field_motion` /
+    ``_wrench`` / ``revolute_torque`` are then used."""
+    if hasattr(joint.rotor_inertia, "name"):
+        return None
+    from ..titop import actuated_revolute_joint
+
+    block = actuated_revolute_joint(f"titop_{joint.name}", joint.axis_child, joint.angle, offset=joint.P0,
+                                    rotor_inertia=float(joint.rotor_inertia), causality="angle")
+    return block.lfr @ selector
 
 
 def _body_block(alg, tree, body, trim):
