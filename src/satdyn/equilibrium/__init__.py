@@ -51,4 +51,15 @@ __all__ = [
     "arm_linear_state_space",
     "trim_and_linearise",
     "relative_error",
+    "EquilibriumStudy",
+    "equilibrium_study",
 ]
+
+
+def __getattr__(name):
+    # The study imports satdyn.multibody (its comparator); load it only when asked for.
+    if name in ("EquilibriumStudy", "equilibrium_study"):
+        from . import study
+
+        return getattr(study, name)
+    raise AttributeError(f"module 'satdyn.equilibrium' has no attribute {name!r}")
