@@ -229,3 +229,82 @@ def pendulum_tree(mass, angle, length=0.7, g0=9.81, rotor=0.03, Kp=0.4, Kd=0.2):
 
 __all__ = ["pendulum_tree", "pinocchio_arm", "pinocchio_trim_linearise", "appendix_a_recursion", "appendix_a_matrices",
            "potential_reference", "random_chain", "chain_tree", "skew"]
+
+
+# ----------------------------------------------------------------------------- trees
+def random_tree(n, rng):
+    """A random tree: joint k attaches body k to body parent[k] (-1: ground) at a random
+    point of the parent (its port ``C<k>``); skewed axes, random P0, full inertias."""
+    rng = np.random.default_rng(rng)
+    tree = random_chain(n, rng)
+    tree["parent"] = [-1] + [int(rng.integers(-1, k)) for k in range(1, n)]
+    tree["attach"] = [np.zeros(3) if tree["parent"][k] < 0 else rng.normal(size=3) * 0.8 for k in range(n)]
+    return tree
+
+
+def _tree_kinematics(tree, q):
+    n = len(q)
+    R, o, w, g = [None] * n, [None] * n, [None] * n, [None] * n
+    for k in range(n):
+        p = tree["parent"][k]
+        Rp = np.eye(3) if p < 0 else R[p]
+        op = np.zeros(3) if p < 0 else o[p]
+        o[k] = op + Rp @ tree["attach"][k]
+        w[k] = Rp @ tree["axis_p"][k]
+        R[k] = Rp @ rodrigues(tree["axis_p"][k], q[k]) @ tree["P0"][k]
+        g[k] = o[k] + R[k] @ tree["PB"][k]
+    return R, o, w, g
+
+
+def _ancestors(tree, k):
+    out = []
+    while k >= 0:
+        out.append(k)
+        k = tree["parent"][k]
+    return out
+
+
+def _tree_gradient(tree, q):
+    R, o, w, g = _tree_kinematics(tree, q)
+    grad = np.zeros(len(q))
+    for k in range(len(q)):
+        for i in _ancestors(tree, k):
+            grad[i] += tree["m"][k] * tree["a"] @ np.cross(w[i], g[k] - o[i])
+    return grad
+
+
+def tree_potential_reference(tree, q, step=1e-6):
+    """(Tbar, M, K) of a tree by the section 3.6 method (potential gradient + Jacobians)."""
+    q = np.asarray(q, dtype=float)
+    n = len(q)
+    T = _tree_gradient(tree, q)
+    K = np.column_stack([(_tree_gradient(tree, q + step * e) - _tree_gradient(tree, q - step * e)) / (2 * step)
+                         for e in np.eye(n)])
+    R, o, w, g = _tree_kinematics(tree, q)
+    M = np.zeros((n, n))
+    for k in range(n):
+        Jv, Jw = np.zeros((3, n)), np.zeros((3, n))
+        for i in _ancestors(tree, k):
+            Jv[:, i] = np.cross(w[i], g[k] - o[i])
+            Jw[:, i] = w[i]
+        M += tree["m"][k] * Jv.T @ Jv + Jw.T @ (R[k] @ tree["J"][k] @ R[k].T) @ Jw
+    return T, M, K
+
+
+def tree_model(tree, angles):
+    """The random tree as an EquilibriumTree (ports C<k> on the parents)."""
+    n = len(tree["m"])
+    ports = [dict() for _ in range(n)]
+    for k in range(n):
+        if tree["parent"][k] >= 0:
+            ports[tree["parent"][k]][f"C{k}"] = tree["attach"][k]
+    bodies = tuple(RigidBody(f"B{k}", mass=tree["m"][k], inertia=tree["J"][k], com=tree["PB"][k], ports=ports[k])
+                   for k in range(n))
+    joints = tuple(RevoluteJoint(f"J{k}", parent=None if tree["parent"][k] < 0 else f"B{tree['parent'][k]}",
+                                 parent_port=None if tree["parent"][k] < 0 else f"C{k}", child=f"B{k}",
+                                 axis=tree["axis_p"][k], P0=tree["P0"][k], angle=angles[k])
+                   for k in range(n))
+    return EquilibriumTree(bodies=bodies, connections=joints, field_acceleration=tree["a"])
+
+
+__all__ += ["random_tree", "tree_potential_reference", "tree_model"]

@@ -247,3 +247,23 @@ def test_tree_validation_names_the_problem():
         equilibrium_lfr("not a tree")
     with pytest.raises(ValueError, match="option"):
         equilibrium_lfr(EquilibriumTree(bodies=(body,), connections=(joint,)), option="C")
+
+
+def test_branched_trees_against_potential_reference():
+    """Spec 003 section 4.1: any number of joints on a body (trees, several roots on the
+    ground). Random 5-joint trees against the section 3.6 method generalised to trees
+    (ancestor Jacobians): Tbar, M exact (1e-10), K to the difference error (1e-6)."""
+    from equilibrium_oracles import random_tree, tree_model, tree_potential_reference
+
+    rng = np.random.default_rng(77)
+    branched = 0
+    for _ in range(4):
+        tree = random_tree(5, rng)
+        branched += len(set(tree["parent"])) < 5
+        q = rng.uniform(-np.pi, np.pi, 5)
+        T, M, K = _numeric(tree_model(tree, q))
+        T_ref, M_ref, K_ref = tree_potential_reference(tree, q)
+        np.testing.assert_allclose(T, T_ref, rtol=0, atol=1e-10 * np.abs(T_ref).max())
+        np.testing.assert_allclose(M, M_ref, rtol=0, atol=1e-10 * np.abs(M_ref).max())
+        np.testing.assert_allclose(K, K_ref, rtol=0, atol=1e-6 * np.abs(K_ref).max())
+    assert branched >= 2  # the draw really contains bodies with several child joints

@@ -40,7 +40,8 @@ class EquilibriumTree:
     bodies : tuple of RigidBody
     connections : tuple of RevoluteJoint and Weld
         Each body is the child of exactly one connection; a connection's parent is a body
-        or None (the ground, whose frame is the reference frame R).
+        or None (the ground, whose frame is the reference frame R). The revolute joints,
+        in this order (moved only where a parent must come first), are the degrees of freedom.
     field_acceleration : (3,) array
         ``a = -g`` in the ground frame [m/s^2] (e.g. ``(0, 0, g0)`` with z up).
     """
@@ -81,17 +82,17 @@ class EquilibriumTree:
         a = np.asarray(self.field_acceleration, dtype=float)
         if a.shape != (3,) or not np.all(np.isfinite(a)):
             raise ValueError(f"field_acceleration must be 3 finite numbers [m/s^2], got {self.field_acceleration!r}")
-        # Topological order (base -> leaves); a cycle leaves connections unreached.
+        # Topological order (base -> leaves) that keeps the user's order where it already is
+        # one (it is the order of the degrees of freedom); a cycle leaves connections unreached.
         order, reached = [], {None}
         pending = list(conns)
         while pending:
-            ready = [c for c in pending if c.parent in reached]
-            if not ready:
+            ready = next((c for c in pending if c.parent in reached), None)
+            if ready is None:
                 raise ValueError("the connections form a loop or are not attached to the ground")
-            for c in ready:
-                order.append(c)
-                reached.add(c.child)
-                pending.remove(c)
+            order.append(ready)
+            reached.add(ready.child)
+            pending.remove(ready)
         object.__setattr__(self, "bodies", bodies)
         object.__setattr__(self, "connections", tuple(order))
         object.__setattr__(self, "field_acceleration", a)
