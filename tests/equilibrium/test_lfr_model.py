@@ -199,3 +199,27 @@ def test_factory_rejects_bad_options():
         two_link_arm_lfr(angle_ranges={"theta3": (0.0, 1.0)})
     with pytest.raises(ValueError, match="geometry"):
         two_link_arm_lfr("sideways")
+
+
+def test_T9_and_T10_branched_tree_lfr_options_a_b_and_numeric():
+    """A 4-joint tree with two joints on one body (parents -1, 0, 0, 1), all angles as
+    tan(theta/2) parameters: option A = option B = the numeric recursion (1e-10 relative)."""
+    from equilibrium_oracles import random_tree, tree_model
+
+    rng = np.random.default_rng(3)
+    tree = random_tree(4, rng)
+    tree["parent"] = [-1, 0, 0, 1]
+    tree["attach"] = [np.zeros(3)] + [rng.normal(size=3) for _ in range(3)]
+    angles = [lfr.vreal(f"q{k}", 0.0, range=(-3.0, 3.0), transform="tan_half") for k in range(4)]
+    a = equilibrium_lfr(tree_model(tree, angles), option="A")
+    b = equilibrium_lfr(tree_model(tree, angles), option="B")
+    from satdyn.equilibrium import equilibrium_linearisation
+
+    for _ in range(3):
+        q = rng.uniform(-3.0, 3.0, 4)
+        values = {f"q{k}": q[k] for k in range(4)}
+        lin = equilibrium_linearisation(tree_model(tree, q))
+        for model in (a, b):
+            sys = model.plant.evaluate(values)
+            np.testing.assert_allclose(sys.A, lin.A, rtol=0, atol=1e-10 * np.abs(lin.A).max())
+            np.testing.assert_allclose(sys.B, lin.B, rtol=0, atol=1e-10 * np.abs(lin.B).max())
