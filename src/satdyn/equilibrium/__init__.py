@@ -18,6 +18,7 @@ and numerical trim + linearisation: :mod:`satdyn.equilibrium.reference`. Study:
 from .arm import (GEOMETRIES, UNCERTAIN_PARAMETERS, TwoLinkArm, load_two_link_arm, two_link_arm_lfr,
                   two_link_arm_parameters, two_link_arm_tree)
 from .assembly import EquilibriumLFR, EquilibriumLinearisation, equilibrium_lfr, equilibrium_linearisation
+from .blocks import revolute_joint_block, rigid_body_block, weld_block
 from .body import RigidBody, Scaled
 from .joint import RevoluteJoint, Weld
 from .recurrence import EquilibriumTree, Trim, backward_recurrence, forward_recurrence, linear_inverse_dynamics
@@ -34,6 +35,9 @@ __all__ = [
     "two_link_arm_lfr",
     "RigidBody",
     "Scaled",
+    "revolute_joint_block",
+    "rigid_body_block",
+    "weld_block",
     "RevoluteJoint",
     "Weld",
     "EquilibriumTree",

@@ -30,9 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._algebra import LFRAlgebra, NumericAlgebra
-from .body import body_linear_wrench, port_vector, wrench_transport_matrix
-from .joint import (RevoluteJoint, revolute_equilibrium_field, revolute_equilibrium_wrench, revolute_torque,
-                    revolute_zero_field_motion, revolute_zero_field_wrench, rotate_to_child, rotate_to_parent)
+from .blocks import body_block, joint_block
 from .recurrence import EquilibriumTree, Trim, backward_recurrence, forward_recurrence, linear_inverse_dynamics
 
 __all__ = ["EquilibriumLFR", "EquilibriumLinearisation", "equilibrium_lfr", "equilibrium_linearisation",
@@ -147,108 +145,12 @@ def _option_b(alg, tree, trim):
 
 
 # ----------------------------------------------------------------------------- option A
-def _seg(names_sizes):
-    """Column selectors of the named input segments of a block: {name: (size, k) rows}."""
-    k = sum(s for _, s in names_sizes)
-    eye, out, i = np.eye(k), {}, 0
-    for name, size in names_sizes:
-        out[name] = eye[i:i + size]
-        i += size
-    return out, k
-
-
-def _names(names_sizes):
-    return [(name, size) if size > 1 else name for name, size in names_sizes]
-
-
-def _block(alg, rows, outputs, inputs):
-    from .. import lfr
-
-    value = lfr.vstack([lfr.as_lfr(r) for r in rows])
-    return lfr.as_lfr(alg.simplify(value)).rename(inputs=_names(inputs), outputs=_names(outputs))
-
-
-def _joint_block(alg, tree, joint, trim, grounded):
-    """Static LFR of one joint: inputs parent motion, child wrench, joint variables, torque;
-    outputs child motion, wrench on the parent and the torque-balance residual."""
-    c, p = joint.name, joint.parent
-    at = f"{p}@{joint.parent_port}" if joint.parent_port else p
-    ins = [] if grounded else [(f"a_{p}", 3), (f"acc_{at}", 6)]
-    ins += [(f"W_{joint.child}", 6)]
-    if isinstance(joint, RevoluteJoint):
-        ins += [(f"ddtheta_{c}", 1), (f"theta_{c}", 1), (f"dtheta_{c}", 1), (f"T_{c}", 1)]
-    sel, k = _seg(ins)
-    da_p = np.zeros((3, k)) if grounded else sel[f"a_{p}"]
-    dx_p = np.zeros((6, k)) if grounded else sel[f"acc_{at}"]
-    dW_c = sel[f"W_{joint.child}"]
-    P = trim.dcm[c]
-    if isinstance(joint, RevoluteJoint):
-        acc, ang = sel[f"ddtheta_{c}"], sel[f"theta_{c}"]
-        a_c = revolute_equilibrium_field(alg, joint, P, trim.field[joint.child], da_p, ang)
-        Kp = alg.lift(joint.stiffness) if hasattr(joint.stiffness, "name") else float(joint.stiffness)
-        Kd = alg.lift(joint.damping) if hasattr(joint.damping, "name") else float(joint.damping)
-        spring = sel[f"T_{c}"] - alg.scale(Kp, ang) - alg.scale(Kd, sel[f"dtheta_{c}"])
-        W_eq = revolute_equilibrium_wrench(alg, joint, P, trim.wrench[c], ang)
-        zero_field = _titop_zero_field(joint, np.vstack([dW_c, dx_p, acc]))
-        if zero_field is not None:
-            # titop's actuated joint -> [x''_c; W_p (zero field); T_r]; add the field terms.
-            place = np.zeros((16, 13))
-            place[3:15, :12] = np.eye(12)
-            place[15, 12] = -1.0
-            own = alg.vstack([a_c, np.zeros((6, k)), W_eq, spring])
-            rows = [alg.const(place) @ zero_field + own]
-        else:
-            x_c = revolute_zero_field_motion(alg, joint, P, dx_p, acc)
-            W_p = revolute_zero_field_wrench(alg, joint, P, dW_c, dx_p, acc) + W_eq
-            rows = [a_c, x_c, W_p, spring - revolute_torque(alg, joint, dW_c, dx_p, acc)]
-        outs = [(f"a_{joint.child}", 3), (f"acc_{joint.child}", 6), (f"W_{c}", 6), (f"res_{c}", 1)]
-    else:
-        rows = [P.T @ da_p, rotate_to_child(alg, P, dx_p), rotate_to_parent(alg, P, dW_c)]
-        outs = [(f"a_{joint.child}", 3), (f"acc_{joint.child}", 6), (f"W_{c}", 6)]
-    return _block(alg, rows, outs, ins)
-
-
-def _titop_zero_field(joint, selector):
-    """The zero-field actuated revolute joint of :mod:`satdyn.titop` (angle causality: inputs
-    ``[W_c; acc_p; theta'']``, outputs ``[acc_c; W_p; T_r]``) fed by ``selector`` (13, k), or
-    None when the joint's rotor inertia is a parameter (titop takes numbers): the
-    equivalent :func:`~satdyn.equilibrium.joint.revolute_zero_field_motion` /
-    ``_wrench`` / ``revolute_torque`` are then used."""
-    if hasattr(joint.rotor_inertia, "name"):
-        return None
-    from ..titop import actuated_revolute_joint
-
-    block = actuated_revolute_joint(f"titop_{joint.name}", joint.axis_child, joint.angle, offset=joint.P0,
-                                    rotor_inertia=float(joint.rotor_inertia), causality="angle")
-    return block.lfr @ selector
-
-
-def _body_block(alg, tree, body, trim):
-    """Static LFR of one body in inverse mode (eq. 14, 16)."""
-    children = [c for c in tree.connections if c.parent == body.name]
-    ins = [(f"a_{body.name}", 3), (f"acc_{body.name}", 6)] + [(f"W_{c.name}", 6) for c in children]
-    sel, k = _seg(ins)
-    dx = sel[f"acc_{body.name}"]
-    wrenches, rows, outs, ports_done = [], [], [], set()
-    for c in children:
-        if c.parent_port is None:
-            wrenches.append(sel[f"W_{c.name}"])
-            continue
-        T = wrench_transport_matrix(alg, port_vector(alg, body.ports[c.parent_port])[1])
-        wrenches.append(T @ sel[f"W_{c.name}"])
-        if c.parent_port not in ports_done:
-            ports_done.add(c.parent_port)
-            rows.append(T.T @ dx)
-            outs.append((f"acc_{body.name}@{c.parent_port}", 6))
-    dW = body_linear_wrench(alg, trim.mass_matrix[body.name], dx, sel[f"a_{body.name}"], wrenches)
-    return _block(alg, [dW] + rows, [(f"W_{body.name}", 6)] + outs, ins)
-
-
 def _option_a(alg, tree, trim):
     from .. import lfr
 
-    blocks = [_joint_block(alg, tree, c, trim, grounded=c.parent is None) for c in tree.connections]
-    blocks += [_body_block(alg, tree, b, trim) for b in tree.bodies]
+    blocks = [joint_block(alg, c, trim) for c in tree.connections]
+    blocks += [body_block(alg, b, [c for c in tree.connections if c.parent == b.name], trim.mass_matrix[b.name])
+               for b in tree.bodies]
     names = [j.name for j in tree.joints]
     ext_in = ([f"ddtheta_{n}" for n in names] + [f"theta_{n}" for n in names]
               + [f"dtheta_{n}" for n in names] + [f"T_{n}" for n in names])
