@@ -239,6 +239,8 @@ def test_tree_validation_names_the_problem():
         EquilibriumTree(bodies=(body,), connections=(RevoluteJoint("J", parent="X", child="B", axis=[0, 0, 1]),))
     with pytest.raises(ValueError, match="axis"):
         RevoluteJoint("J", parent=None, child="B", axis=[0, 0, 0])
+    with pytest.raises(ValueError, match="distinct names"):
+        EquilibriumTree(bodies=(body,), connections=(RevoluteJoint("B", parent=None, child="B", axis=[0, 0, 1]),))
     with pytest.raises(ValueError, match="field_acceleration"):
         EquilibriumTree(bodies=(body,), connections=(joint,), field_acceleration=[0, 9.81])
     with pytest.raises(ValueError, match="mass"):

@@ -104,6 +104,10 @@ def _joint_diag(alg, tree, key):
 
 def equilibrium_linearisation(tree: EquilibriumTree, values: dict | None = None) -> EquilibriumLinearisation:
     """Numeric option-B model at the parameter point ``values`` (physical; nominal if missing)."""
+    if not isinstance(tree, EquilibriumTree):
+        raise TypeError(f"tree must be an EquilibriumTree, got {type(tree).__name__}")
+    if not tree.joints:
+        raise ValueError("tree has no revolute joint: nothing to linearise")
     alg = NumericAlgebra(values)
     trim = backward_recurrence(alg, tree, forward_recurrence(alg, tree))
     M, Kg = linear_inverse_dynamics(alg, tree, trim)

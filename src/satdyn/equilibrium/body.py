@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..spatial import skew
+
 __all__ = ["Scaled", "RigidBody", "body_mass_matrix", "port_vector", "wrench_transport_matrix", "transport_wrench",
            "transport_acceleration", "body_trim_wrench", "body_linear_wrench"]
 
@@ -110,8 +112,6 @@ def port_vector(alg, entry):
 
 
 def _skew_const(v):
-    from ..spatial import skew
-
     return skew(v)
 
 

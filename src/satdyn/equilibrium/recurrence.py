@@ -65,6 +65,10 @@ class EquilibriumTree:
         cnames = [c.name for c in conns]
         if len(set(cnames)) != len(cnames):
             raise ValueError(f"connection names must be unique, got {cnames}")
+        clash = set(names) & set(cnames)
+        if clash:
+            raise ValueError(f"bodies and connections need distinct names (signals are named after them); "
+                             f"both use {sorted(clash)}")
         by_name = {b.name: b for b in bodies}
         children = [c.child for c in conns]
         for b in names:
