@@ -118,11 +118,9 @@ def substitute(M: np.ndarray, q: int, channels, gains) -> np.ndarray:
     return M[np.ix_(keep, keep_c)] + M[np.ix_(keep, channels)] @ X
 
 
-def orth_range(X: np.ndarray, tol: float) -> np.ndarray:
-    """Orthonormal basis of the range of X (SVD, relative tolerance ``tol``)."""
+def orth_range(X: np.ndarray, atol: float) -> np.ndarray:
+    """Orthonormal basis of the range of X (SVD; singular values above ``atol``)."""
     if X.size == 0:
         return np.zeros((X.shape[0], 0))
     U, s, _ = scipy.linalg.svd(X, full_matrices=False)
-    if s.size == 0 or s[0] == 0.0:
-        return np.zeros((X.shape[0], 0))
-    return U[:, s > tol * max(s[0], 1.0)]
+    return U[:, s > atol]

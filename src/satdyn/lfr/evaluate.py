@@ -7,13 +7,17 @@ Closing the Delta loop at N points means solving, for every point,
 and then  [A', B'] = [A, B_u] + B_w W,  [C', D'] = [C_y, D_yu] + D_yw W.
 
 The batched solver exploits the structure of ``D_zw`` once per LFR (cached): its
-strongly connected components, in dependency order and grouped into *levels*
-(all components whose inputs are already known).  Channels with no self-loop are
-then a plain multiply, the others a small batched solve, and the couplings between
-levels one large matrix product over all N points (columns ``N * (nx + m)``).  A
-dense ``D_zw`` is one component: a batched LU solve in chunks.  LFRs built by
-products and interconnections (rotation chains, TITOP assemblies) are mostly
-triangular, which is where the batch gains most.
+strongly connected components (scipy.sparse.csgraph), ordered by dependency *levels*
+(all components whose inputs are already known).  Within a level, channels without
+a self-loop are a plain multiply and loops a closed-form (sizes 1, 2: scalar loops,
+Cayley rotations) or batched-inverse solve.  Levels are swept in super-blocks of
+~32 channels (a blocked right-looking triangular solve): inside a super-block each
+level pulls its couplings with a small matrix product; after it, one product -- with
+a precomputed low-rank factor when the coupling block has small numerical rank, as it
+does for products of LFRs, which couple through the few signals between factors --
+updates all later channels for all N points at once.  The N points are processed in
+chunks sized so that a super-block's work array stays in cache.  A dense ``D_zw`` is
+one component: a batched inverse in chunks.
 
 Ill-posedness: a point whose loop matrix has reciprocal condition number below
 ``RCOND_TOL`` (or is singular, or gives non-finite numbers) is marked invalid and
@@ -40,6 +44,8 @@ __all__ = ["evaluate", "evaluate_batch", "subs", "sample", "freqresp", "IllPosed
 
 RCOND_TOL = 1e-12
 _CHUNK_BYTES = 96e6
+_CACHE_BYTES = 1.5e6
+_DENSE_POINT_MAX = 400  # single points: dense LAPACK up to this many channels (O(n^3))
 
 
 class IllPosedError(ValueError):
@@ -56,14 +62,17 @@ class LFRSample:
 
 
 # --- parameter values -> per-channel deltas ------------------------------------------------
-def _deltas(lfr, values, batch: bool):
+def _deltas(lfr, values, batch: bool, strict: bool = True):
     values = {} if values is None else values
     if not isinstance(values, dict):
         raise TypeError(f"`values` must be a dict name -> value; got {type(values).__name__}")
     params = lfr.parameters
     unknown = [k for k in values if k not in params]
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown}; this LFR has {list(params)}")
+    if unknown and strict:
+        raise ValueError(
+            f"unknown parameter(s) {unknown}; this LFR has {list(params)} (strict=False ignores unknown names)"
+        )
+    values = {k: v for k, v in values.items() if k in params}
     arrays = {}
     for name, v in values.items():
         arr = np.asarray(v, dtype=float)
@@ -88,7 +97,7 @@ def _deltas(lfr, values, batch: bool):
 
 
 # --- structure of D_zw (cached on the immutable LFR) ---------------------------------------
-_SUPERBLOCK = 48  # channels per super-block of the blocked triangular sweep
+_SUPERBLOCK = 32  # channels per super-block of the blocked triangular sweep
 
 
 @dataclass(frozen=True)
@@ -96,8 +105,9 @@ class _Schedule:
     perm: np.ndarray          # channel order: by level, components contiguous
     D11: np.ndarray           # D_zw permuted by perm
     levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
-    superblocks: list         # (s0, s1, first level, last level + 1, update of later channels)
+    superblocks: list         # (s0, s1, first level, last level + 1, U_in, Vt, P offset, P rows)
     largest: int              # largest strongly connected component
+    loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
 
 
 def _schedule(lfr) -> _Schedule:
@@ -147,23 +157,31 @@ def _schedule(lfr) -> _Schedule:
         nfree = entry[2].size
         entry[2] = nfree
         groups = []
-        for size, starts in loops_sorted(entry[3]):
+        for size, starts in _loops_sorted(entry[3]):
             count = len(starts)
             g0 = starts[0]
             assert starts == list(range(g0, g0 + count * size, size))
             groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
         entry[3] = groups
-    superblocks, first = [], 0
+    spans, first = [], 0
     for k, (l0, l1, _, _) in enumerate(levels):
         s0 = levels[first][0]
         if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
-            superblocks.append((s0, l1, first, k + 1, _update_op(Dp[l1:, s0:l1])))
+            spans.append((s0, l1, first, k + 1))
             first = k + 1
-    for s0, s1, lev0, lev1, _ in superblocks:
+    for s0, s1, lev0, lev1 in spans:
         for entry in levels[lev0:lev1]:
             entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
+    superblocks = _left_looking(Dp, spans)
+    loop_blocks: dict = {}
+    for entry in levels:
+        for g0, count, size, Dbb in entry[3]:
+            channels = perm_a[g0:g0 + count * size].reshape(count, size)
+            loop_blocks.setdefault(size, []).append((channels, Dbb))
+    loop_blocks = {size: (np.concatenate([c for c, _ in items]), np.concatenate([b for _, b in items]))
+                   for size, items in loop_blocks.items()}
     result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
-                       max((len(m) for m in members), default=0))
+                       max((len(m) for m in members), default=0), loop_blocks)
     lfr._cache["schedule"] = result
     return result
 
@@ -182,6 +200,37 @@ def _update_op(block):
     return (np.ascontiguousarray(block), None)
 
 
+def _left_looking(Dp, spans) -> list:
+    """Couplings between super-blocks as ``D[later, T] = U_T Vt_T`` (low rank when it
+    pays).  At run time, after super-block T, its projection ``P_T = Vt_T w_T`` (r_T
+    rows) is stored; super-block S starts with ``w_S += U_S P`` where ``U_S`` gathers the
+    rows of every earlier ``U_T`` that fall in S -- only S's rows and the small P are
+    touched, so the work stays in cache."""
+    factors, offset = [], 0
+    for s0, s1, _, _ in spans:
+        op = _update_op(Dp[s1:, s0:s1])
+        if op is None:
+            U, Vt = np.zeros((Dp.shape[0] - s1, 0)), np.zeros((0, s1 - s0))
+        elif op[1] is None:
+            U, Vt = op[0], np.eye(s1 - s0)
+        else:
+            U, Vt = op
+        factors.append((U, Vt, offset))
+        offset += Vt.shape[0]
+    out = []
+    for i, (s0, s1, lev0, lev1) in enumerate(spans):
+        width = factors[i][2]
+        U_in = np.zeros((s1 - s0, width))
+        for j in range(i):
+            U, Vt, off = factors[j]
+            start = s0 - spans[j][1]
+            U_in[:, off:off + Vt.shape[0]] = U[start:start + (s1 - s0)]
+        U_in = U_in if np.any(U_in) else None
+        U, Vt, off = factors[i]
+        out.append((s0, s1, lev0, lev1, U_in, Vt if Vt.shape[0] else None, off, offset))
+    return out
+
+
 def _apply_update(op, flat, rows: slice, cols: slice):
     if op is None:
         return
@@ -192,7 +241,7 @@ def _apply_update(op, flat, rows: slice, cols: slice):
         flat[rows] += first @ (second @ flat[cols])
 
 
-def loops_sorted(loops: dict):
+def _loops_sorted(loops: dict):
     return sorted(loops.items())
 
 
@@ -242,7 +291,12 @@ def _close_batch(lfr, d):
     flat = W.reshape(nd, N * k)
     rcond = np.ones(N)
     with np.errstate(all="ignore"):
-        for s0, s1, lev0, lev1, outer in sch.superblocks:
+        projections = None
+        for s0, s1, lev0, lev1, U_in, Vt, off, total in sch.superblocks:
+            if projections is None:
+                projections = np.empty((total, N * k))
+            if U_in is not None:
+                flat[s0:s1] += U_in @ projections[:U_in.shape[1]]
             for l0, l1, nfree, loops, inner in sch.levels[lev0:lev1]:
                 _apply_update(inner, flat, slice(l0, l1), slice(s0, l0))
                 if nfree:
@@ -250,45 +304,54 @@ def _close_batch(lfr, d):
                 for g0, count, size, Dbb in loops:
                     g1 = g0 + count * size
                     dd = dp[g0:g1].reshape(count, size, N)
-                    rhs = W[g0:g1].reshape(count, size, N, k)
-                    rhs *= dd[..., None]
-                    sol, rc = _solve_loops(dd, Dbb, rhs)
+                    rc = _solve_loops(dd, Dbb, W[g0:g1].reshape(count, size, N, k))
                     rcond = np.minimum(rcond, rc.min(axis=0))
-                    W[g0:g1] = sol.reshape(g1 - g0, N, k)
-            _apply_update(outer, flat, slice(s1, None), slice(s0, s1))
+            if Vt is not None:
+                np.matmul(Vt, flat[s0:s1], out=projections[off:off + Vt.shape[0]])
         coupling = M[outer_rows][:, nx + perm]
         out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
     return out, rcond
 
 
 def _solve_loops(dd, Dbb, rhs):
-    """Solve ``(I - diag(dd) Dbb) X = rhs`` for ``count`` loops of one size at N points.
+    """Overwrite ``rhs`` with X solving ``(I - diag(dd) Dbb) X = diag(dd) rhs`` for
+    ``count`` loops of one size at N points.
 
-    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) -> X (count, s, N, k) and
-    the 1-norm reciprocal condition numbers (count, N).  Sizes 1 and 2 (a scalar loop,
-    a Cayley rotation) use closed forms; larger ones a batched inverse.
+    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) (a view into the work
+    array); returns the reciprocal condition numbers (count, N).  Sizes 1 and 2 (a
+    scalar loop, a Cayley rotation) use closed forms; larger ones a batched inverse.
     """
     count, size, N = dd.shape
     if size == 1:
-        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
-        rc = np.where(a != 0.0, 1.0, 0.0)
-        return rhs / a[:, None, :, None], rc
+        loop_gain = dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
+        a = 1.0 - loop_gain
+        rhs[:, 0] *= (dd[:, 0] / a)[..., None]
+        return np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
     if size == 2:
-        a = 1.0 - dd[:, 0] * Dbb[:, 0, 0][:, None]
-        b = -dd[:, 0] * Dbb[:, 0, 1][:, None]
-        c = -dd[:, 1] * Dbb[:, 1, 0][:, None]
-        e = 1.0 - dd[:, 1] * Dbb[:, 1, 1][:, None]
+        d0, d1 = dd[:, 0], dd[:, 1]
+        a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
+        b = -d0 * Dbb[:, 0, 1][:, None]
+        c = -d1 * Dbb[:, 1, 0][:, None]
+        e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
         det = a * e - b * c
-        x0 = (e[..., None] * rhs[:, 0] - b[..., None] * rhs[:, 1]) / det[..., None]
-        x1 = (a[..., None] * rhs[:, 1] - c[..., None] * rhs[:, 0]) / det[..., None]
+        c00, c01 = (e * d0 / det)[..., None], (-b * d1 / det)[..., None]
+        c10, c11 = (-c * d0 / det)[..., None], (a * d1 / det)[..., None]
+        r0 = rhs[:, 0].copy()
+        r1 = rhs[:, 1]
+        x0 = c00 * r0
+        x0 += c01 * r1
+        r1 *= c11
+        r1 += c10 * r0
+        rhs[:, 0] = x0
         norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
         norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
         rc = 1.0 / (norm * norm_inv)
-        return np.stack([x0, x1], axis=1), np.where(np.isfinite(rc), rc, 0.0)
+        return np.where(np.isfinite(rc), rc, 0.0)
     mats = np.eye(size) - np.moveaxis(dd, 2, 1)[..., None] * Dbb[:, None]  # (count, N, s, s)
     inv, rc = _inverse_with_rcond(mats)
-    sol = inv @ np.moveaxis(rhs, 2, 1)  # (count, N, s, k)
-    return np.moveaxis(sol, 1, 2), rc
+    scaled = np.moveaxis(rhs * dd[..., None], 2, 1)  # (count, N, s, k)
+    rhs[...] = np.moveaxis(inv @ scaled, 1, 2)
+    return rc
 
 
 def _inverse_with_rcond(mats):
@@ -308,24 +371,65 @@ def _inverse_with_rcond(mats):
     return inv, np.where(np.isfinite(rc), rc, 0.0)
 
 
-def _evaluate_deltas(lfr, d, chunk=None):
+def _close_point(lfr, d):
+    """One point: a dense LAPACK solve of the Delta loop (cheaper than the level sweep
+    for a single point) with the same well-posedness measure as the batch: the
+    reciprocal condition numbers of the loop blocks of ``I - Delta D_zw``."""
+    nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
+    sch = _schedule(lfr)
+    rcond = 1.0
+    with np.errstate(all="ignore"):
+        for size, (channels, Dbb) in sch.loop_blocks.items():
+            dd = d[channels]  # (count, size)
+            if size == 1:
+                gain = dd[:, 0] * Dbb[:, 0, 0]
+                rc = np.abs(1.0 - gain) / (1.0 + np.abs(gain))
+            else:
+                _, rc = _inverse_with_rcond(np.eye(size) - dd[:, :, None] * Dbb)
+            rcond = min(rcond, float(rc.min()))
+        M = lfr._M
+        q = nx + nd
+        rows, cols = np.r_[0:nx, q:q + p], np.r_[0:nx, q:q + m]
+        D11 = M[nx:q, nx:q]
+        try:
+            W = np.linalg.solve(np.eye(nd) - d[:, None] * D11, d[:, None] * M[nx:q][:, cols])
+        except np.linalg.LinAlgError:
+            return np.full((nx + p, nx + m), np.nan), 0.0
+        out = M[np.ix_(rows, cols)] + M[rows][:, nx:q] @ W
+    return out, rcond
+
+
+def _evaluate_deltas(lfr, d, chunk=None, progress=None):
     nx, nd = lfr.nstates, lfr.ndelta
     N = d.shape[1]
     largest = _schedule(lfr).largest if nd else 0
     if chunk is None:
-        per_point = 8.0 * (largest * largest * 3 + nd * (nx + lfr.ninputs) * 2 + (nx + lfr.noutputs) * (nx + lfr.ninputs))
-        chunk = max(1, int(_CHUNK_BYTES // max(per_point, 1.0)))
+        k = nx + lfr.ninputs
+        # Memory bound: the super-block being swept should stay in a core's L2 cache,
+        # and the largest loop's batched matrices within _CHUNK_BYTES.
+        per_sweep = 8.0 * k * max(1, min(nd, _SUPERBLOCK))
+        per_point = 8.0 * (3 * largest * largest + nd * k + (nx + lfr.noutputs) * k)
+        chunk = int(max(16, min(_CACHE_BYTES // per_sweep, _CHUNK_BYTES // per_point)))
+    if N == 1 and nd and (nd <= _DENSE_POINT_MAX or largest > nd // 2):
+        out, rcond = _close_point(lfr, d[:, 0])
+        out = out[None]
+        rcond = np.array([rcond])
+        valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(1, -1)), axis=1)
+        out[~valid] = np.nan
+        return out, valid
     out = np.empty((N, nx + lfr.noutputs, nx + lfr.ninputs))
     rcond = np.empty(N)
     for s in range(0, N, chunk):
         out[s:s + chunk], rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk])
+        if progress is not None:
+            progress(min(s + chunk, N), N)
     valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(N, -1)), axis=1)
     out[~valid] = np.nan
     return out, valid
 
 
 # --- public functions ----------------------------------------------------------------------
-def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
+def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
     """Evaluate at N points in one vectorised computation.
 
     Parameters
@@ -333,15 +437,19 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
     values : dict name -> array (N,) or scalar
         Physical parameter values; missing parameters take their nominal value.
     chunk : int, optional
-        Points per vectorised chunk (default: sized to ~100 MB of work arrays).
+        Points per vectorised chunk (default: sized to the cache / ~100 MB of work arrays).
+    strict : bool
+        Raise on names that are not parameters of this LFR (default); False ignores them.
+    progress : callable, optional
+        Called as ``progress(points_done, N)`` after each chunk.
 
     Returns
     -------
     StateSpaceBatch (dynamic LFR) or ndarray (N, p, m) (static LFR).  Ill-posed points
     are NaN; for a StateSpaceBatch their ``valid`` entry is False.
     """
-    d, N, _ = _deltas(lfr, values, batch=True)
-    out, valid = _evaluate_deltas(lfr, d, chunk)
+    d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
+    out, valid = _evaluate_deltas(lfr, d, chunk, progress)
     nx = lfr.nstates
     if nx == 0:
         return out
@@ -351,7 +459,7 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None):
     )
 
 
-def evaluate(lfr, values=None):
+def evaluate(lfr, values=None, *, strict: bool = True):
     """Evaluate at one point: ``control.StateSpace`` (dynamic) or ndarray (p, m) (static).
 
     Raises
@@ -359,7 +467,7 @@ def evaluate(lfr, values=None):
     IllPosedError
         If ``I - M11 Delta`` is singular (or numerically so) at this point.
     """
-    d, _, arrays = _deltas(lfr, values, batch=False)
+    d, _, arrays = _deltas(lfr, values, batch=False, strict=strict)
     out, valid = _evaluate_deltas(lfr, d, chunk=1)
     if not valid[0]:
         point = {b.name: float(arrays.get(b.name, b.nominal)) for b in lfr.blocks}
@@ -371,11 +479,12 @@ def evaluate(lfr, values=None):
     return to_statespace(G[:nx, :nx], G[:nx, nx:], G[nx:, :nx], G[nx:, nx:], lfr.input_names, lfr.output_names)
 
 
-def subs(lfr, values):
+def subs(lfr, values, *, strict: bool = True):
     """Partial substitution: the LFR with the blocks of the parameters in ``values`` closed."""
     if not values:
         return lfr
-    d, _, _ = _deltas(lfr, values, batch=False)
+    d, _, _ = _deltas(lfr, values, batch=False, strict=strict)
+    values = {k: v for k, v in values.items() if k in lfr.parameters}
     nx = lfr.nstates
     chans, gains, row = [], [], 0
     for b in lfr.blocks:
@@ -417,14 +526,14 @@ def _repeat_nominal(lfr, n):
                            lfr.input_names, lfr.output_names, valid)
 
 
-def freqresp(lfr, omega, values=None) -> np.ndarray:
+def freqresp(lfr, omega, values=None, *, strict: bool = True) -> np.ndarray:
     """Frequency response ``G(j omega)``.
 
     Returns (nw, p, m) complex at one point (``values`` None or scalars), or
     (N, nw, p, m) when ``values`` holds arrays (N,).  Ill-posed points are NaN.
     """
     batch = values is not None and any(np.ndim(v) == 1 for v in values.values())
-    d, N, _ = _deltas(lfr, values, batch=True)
+    d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
     out, valid = _evaluate_deltas(lfr, d)
     nx = lfr.nstates
     G = batch_freqresp(out[:, :nx, :nx], out[:, :nx, nx:], out[:, nx:, :nx], out[:, nx:, nx:], omega)

@@ -14,8 +14,6 @@ with scalars or 1x1 LFRs, ``+``/``-`` need equal shapes (scalars broadcast),
 
 from __future__ import annotations
 
-from numbers import Number
-
 import numpy as np
 
 from . import _core
@@ -189,7 +187,11 @@ class LFR:
 
     @property
     def parameters(self) -> dict[str, Parameter]:
-        return {b.name: b.parameter for b in self._blocks}
+        """``{name: Parameter}`` in block order."""
+        cached = self._cache.get("parameters")
+        if cached is None:
+            cached = self._cache["parameters"] = {b.name: b.parameter for b in self._blocks}
+        return dict(cached)
 
     @property
     def is_static(self) -> bool:
@@ -335,28 +337,29 @@ class LFR:
         return LFR._make(M, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups, canonical=False)
 
     # --- evaluation (see evaluate.py) --------------------------------------------------
-    def evaluate(self, values=None):
+    def evaluate(self, values=None, *, strict: bool = True):
         """Value at one parameter point (physical values; missing ones at nominal):
-        ``control.StateSpace`` (ndarray (p, m) when static)."""
+        ``control.StateSpace`` (ndarray (p, m) when static).  Unknown names raise
+        unless ``strict=False``."""
         from .evaluate import evaluate
 
-        return evaluate(self, values)
+        return evaluate(self, values, strict=strict)
 
-    def evaluate_batch(self, values=None, *, chunk: int | None = None):
+    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
         """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array."""
         from .evaluate import evaluate_batch
 
-        return evaluate_batch(self, values, chunk=chunk)
+        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress)
 
     def nominal(self):
         """Value at the nominal point (all deltas 0)."""
         return self.evaluate({})
 
-    def subs(self, values) -> "LFR":
+    def subs(self, values, *, strict: bool = True) -> "LFR":
         """Partial substitution: LFR without the blocks of the given parameters."""
         from .evaluate import subs
 
-        return subs(self, values)
+        return subs(self, values, strict=strict)
 
     def sample(self, n: int, rng=None, *, kinds=None):
         """``n`` uniform random samples in the parameter box (see :func:`satdyn.lfr.evaluate.sample`)."""
@@ -364,23 +367,25 @@ class LFR:
 
         return sample(self, n, rng, kinds=kinds)
 
-    def freqresp(self, omega, values=None):
+    def freqresp(self, omega, values=None, *, strict: bool = True):
         """Frequency response at ``omega`` [rad/s] (see :func:`satdyn.lfr.evaluate.freqresp`)."""
         from .evaluate import freqresp
 
-        return freqresp(self, omega, values)
+        return freqresp(self, omega, values, strict=strict)
 
-    def reduce(self, tol: float = 1e-10) -> "LFR":
+    def reduce(self, tol: float = 1e-10, *, method: str = "nd") -> "LFR":
         """Remove uncontrollable/unobservable Delta channels and states (see reduce.py)."""
         from .reduce import reduce
 
-        return reduce(self, tol)
+        return reduce(self, tol, method=method)
 
-    def to_statespace(self):
-        """Nominal value as ``control.StateSpace`` (same as :meth:`nominal` for dynamic LFRs)."""
-        from .evaluate import to_statespace
+    def to_statespace(self, values=None):
+        """``control.StateSpace`` at ``values`` (default nominal), also for a static LFR."""
+        from .convert import to_statespace
 
-        return to_statespace(self.nominal() if self.ndelta else self, self)
+        values = dict(values or {})
+        closed = self.subs({**{b.name: b.nominal for b in self._blocks}, **values})
+        return to_statespace(closed.A, closed.B, closed.C, closed.D, self._inputs, self._outputs)
 
 
 # --- helpers for the algebra -------------------------------------------------------------
@@ -411,7 +416,10 @@ def _blocks_of(labels) -> tuple[Block, ...]:
 
 
 def _is_scalar(x) -> bool:
-    return isinstance(x, Number) and not isinstance(x, bool) or (isinstance(x, np.ndarray) and x.size == 1 and x.dtype != object) or isinstance(x, np.generic)
+    """A real number (Python, numpy scalar, or a size-1 numeric array)."""
+    if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        return True
+    return isinstance(x, np.ndarray) and x.size == 1 and x.dtype.kind in "iuf"
 
 
 def as_lfr(value) -> LFR:
@@ -440,11 +448,12 @@ def _coerce(value):
 
             return from_statespace(value)
     if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.dtype == object):
-        arr = np.empty(0)
         try:
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             return _from_nested(value)
+        if arr.ndim > 2 and isinstance(value, (list, tuple)):
+            arr = np.block(value)  # a nested list of blocks, as np.block
         value = arr
     if _is_scalar(value) or isinstance(value, np.ndarray):
         arr = np.asarray(value, dtype=float)
@@ -530,9 +539,9 @@ def _multiply(a, b) -> LFR:
     if ca is NotImplemented or cb is NotImplemented:
         return NotImplemented
     if ca.shape == (1, 1):
-        scalar, other, left = ca, cb, True
+        scalar, other = ca, cb
     elif cb.shape == (1, 1):
-        scalar, other, left = cb, ca, False
+        scalar, other = cb, ca
     else:
         raise TypeError(
             f"`*` is defined only with scalars or 1x1 LFRs; got shapes {ca.shape} and {cb.shape} "
@@ -542,7 +551,7 @@ def _multiply(a, b) -> LFR:
 
     p, m = other.shape
     # Repeat the scalar on the smaller side: min(p, m) copies of its Delta channels.
-    if m <= p and not (left and p == m):
+    if m < p:
         out = other @ blockdiag([scalar] * m)
     else:
         out = blockdiag([scalar] * p) @ other

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class Parameter:
             return variable
         return _TRANSFORM_DIVISOR[self.transform] * np.arctan(variable)
 
-    @property
+    @cached_property
     def moebius(self) -> tuple[float, float, float]:
         """Coefficients ``(a0, b0, c0)`` of ``v = (a0 + b0 delta) / (1 + c0 delta)``."""
         v_lo, v_hi = (float(v) for v in self.variable(np.array(self.range)))
