@@ -132,8 +132,9 @@ def _close_integrators(alg, tree, accel_map):
     S = lfr.vstack([top, accel_map, out])
     names = signal_names(tree)
     plant = lfr.lft(S, lfr.integrator(2 * n), upper=True)
-    plant = plant.rename(inputs=list(names["inputs"]), outputs=list(names["outputs"]))
-    return alg.simplify(plant)
+    # Not reduced again: the Delta of accel_map is already reduced, and a reduction of the
+    # plant could change the state coordinates, which must stay [dtheta; dtheta'].
+    return plant.rename(inputs=list(names["inputs"]), outputs=list(names["outputs"]))
 
 
 def _option_b(alg, tree, trim):
