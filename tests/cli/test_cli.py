@@ -1,4 +1,4 @@
-"""The `satdyn` command frame and the demo study.
+"""The `satdyn` command frame and the rigid demo study (`satdyn demo --rigid`).
 
 The demo's two routes are compared with each other inside the study; here its numbers
 are also checked against Pinocchio's inertia algebra (independent oracle, 1e-10 relative
@@ -16,8 +16,8 @@ from satdyn.cli import main
 from satdyn.demo import load_rigid_spacecraft, rigid_spacecraft_inertia
 
 
-def test_demo_writes_results_and_figures(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path)]) == 0
+def test_rigid_demo_writes_results_and_figures(tmp_path, capsys):
+    assert main(["demo", "--rigid", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "results.json").read_text())
     for key in ("panel_angles_deg", "total_mass_kg", "com_m", "inertia_kgm2", "principal_moments_kgm2",
                 "route_discrepancy", "synthetic"):
@@ -31,7 +31,7 @@ def test_demo_writes_results_and_figures(tmp_path, capsys):
 
 def test_demo_default_out_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["demo", "--angles", "0", "90"]) == 0
+    assert main(["demo", "--rigid", "--angles", "0", "90"]) == 0
     assert (tmp_path / "satdyn-out" / "demo" / "results.json").exists()
 
 

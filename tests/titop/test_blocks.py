@@ -15,7 +15,7 @@ from scipy.linalg import expm
 from satdyn.lfr import ureal, vreal
 from satdyn.spatial import rigid_mass_matrix, skew, tau
 from satdyn.titop import (
-    ResidualMassWarning, connect, flexible_body, frame_change, invert_port, revolute_joint, rigid_body,
+    ResidualMassWarning, connect, flexible_body, frame_change, invert_port, joint_dcm, revolute_joint, rigid_body,
 )
 from satdyn.titop.data import load_assembly_spacecraft
 
@@ -163,6 +163,7 @@ def test_joint_lfr_is_the_rotation(axis):
     a = vreal("a", 0.0, range=(-np.pi, np.pi), transform="tan_quarter")
     j = revolute_joint("j", v, a, offset=P0)
     assert [(b.name, b.size) for b in j.lfr.blocks] == [("a", 16)]
+    assert joint_dcm(v, a, P0).ndelta == 4                      # 4 occurrences per rotation
     for angle in (-np.pi, -2.0, 0.0, 0.4, 3.0, np.pi):
         P = P0 @ expm(angle * skew(v))
         K = j.lfr.evaluate({"a": angle})

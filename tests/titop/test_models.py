@@ -190,3 +190,14 @@ def test_hub_two_arrays_model():
         H = np.asarray(G(s))
         np.testing.assert_allclose(H, H.T, atol=1e-12 * np.abs(H).max())
     assert np.linalg.inv(G.dcgain())[0, 0] == pytest.approx(1100 + 2 * 45.0)
+
+
+def test_split_assembly_equals_the_global_lfr(data, model3):
+    # structured evaluation (arms apart, cut connections closed numerically) == one LFR
+    split = assembly_spacecraft(data, n=26, dock=2, carry_tile=True, split_arms=True)
+    rng = np.random.default_rng(31)
+    vals = {f"R{k}.alpha{j}": rng.uniform(-np.pi, np.pi, 3) for k in (1, 2, 3) for j in range(1, 6)}
+    vals["A.omega1"] = data.array_modes.omega[0] * (1 + 0.2 * rng.uniform(-1, 1, 3))
+    a = model3[(2, True)].lfr.evaluate_batch(vals).freqresp(W)
+    b = split.evaluate_batch(vals).freqresp(W)
+    np.testing.assert_allclose(b, a, rtol=0, atol=1e-10 * np.abs(a).max())

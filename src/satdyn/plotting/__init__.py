@@ -5,7 +5,7 @@ display needed: the Agg canvas renders PNGs). Each ``plot_*`` function takes one
 object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
-from .demo import plot_rigid_spacecraft_inertia
+from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 from .equilibrium import plot_equilibrium_study
 
-__all__ = ["plot_rigid_spacecraft_inertia", "plot_equilibrium_study"]
+__all__ = ["plot_rigid_spacecraft_inertia", "plot_flagship", "plot_equilibrium_study"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["modal_frequency_grid", "refine_peaks"]
+__all__ = ["modal_frequency_grid", "refine_peaks", "check_frequencies"]
 
 _OFFSETS = np.array([-4.0, -2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0])
 
@@ -63,3 +63,14 @@ def refine_peaks(frequencies, values, count: int = 3, points: int = 12) -> np.nd
         if hi > lo:
             new.append(np.linspace(lo, hi, points + 2)[1:-1])
     return np.unique(np.concatenate(new)) if new else np.zeros(0)
+
+
+def check_frequencies(frequencies, name: str = "frequencies") -> np.ndarray:
+    """Sorted unique 1-D array of finite frequencies >= 0 (rad/s), or ValueError naming it."""
+    try:
+        w = np.asarray(frequencies, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a 1-D array of frequencies (rad/s)") from None
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"`{name}` must be a non-empty 1-D array of finite values >= 0 (rad/s)")
+    return np.unique(w)

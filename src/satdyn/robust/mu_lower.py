@@ -195,15 +195,18 @@ def _real_search(M, structure, rng, samples, iterations):
     near_real = np.abs(lam.imag) <= 0.3 * np.abs(lam)
     score = np.where(near_real, np.abs(lam), -np.inf)
     flat = score.reshape(F, -1)
-    n_starts = min(4, flat.shape[1])
+    n_starts = min(4 if M.shape[1] <= 20 else 2, flat.shape[1])
     starts = np.argsort(-flat, axis=1)[:, :n_starts] // lam.shape[2]
     best = np.zeros(F)
     best_delta = np.zeros((F, structure.m, structure.n), complex)
     rows = np.arange(F)
+    polish = 8
     for s in range(n_starts):
         q = cand[starts[:, s]].copy()  # (F, k)
         step = 0.2
-        for _ in range(iterations):
+        for it in range(iterations + polish):
+            if it >= iterations:
+                step = 0.0  # final pure Newton steps: make the eigenvalue real to rounding
             parts = [q[:, i] for i in range(k)]
             Q = structure.assemble(parts)
             lam1, X, Xinv = _eig_with_left(M @ Q)
@@ -286,5 +289,7 @@ def mu_lower_bound(M, structure, *, restarts: int = 3, iterations: int = 40, see
                 keep(*_certify(M, structure, parts, lam, _target_index(lam, structure)))
     if structure.has_real:
         if structure.all_real:
-            keep(*_real_search(M, structure, rng, samples=64, iterations=iterations))
+            small = structure.n <= 20
+            keep(*_real_search(M, structure, rng, samples=64 if small else 24,
+                               iterations=iterations if small else min(iterations, 20)))
     return best, best_delta

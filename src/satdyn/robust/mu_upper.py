@@ -228,7 +228,7 @@ def osborne_scalings(M, structure, iterations: int = 20):
     return d
 
 
-def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7, target2=0.0):
+def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-6, target2=0.0):
     """Batched L-BFGS on the soft-max objective; returns the best x per row by exact lambda_max."""
     F = x.shape[0]
     f, g, lam = _objective(M, layout, x, temperature)
@@ -305,7 +305,7 @@ def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-7,
     return best_x, best_lam
 
 
-def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy: float = 1e-4,
+def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy: float = 1e-4,
                    target: float = 0.0):
     """Mixed-mu upper bound for each matrix in the stack M (F, n, m).
 
@@ -341,7 +341,7 @@ def mu_upper_bound(M, structure, *, iterations: int = 60, initial=None, accuracy
     _, _, lam = _objective(M, layout, x, np.ones(F))
     best_x, best_lam = x.copy(), lam.copy()
     scale = max(np.log(max(structure.m, 2)), 1.0)
-    for factor in (3e-2, 3e-3, 3e-4, accuracy / scale):
+    for factor in (1e-2, 1e-3, accuracy / scale):
         temperature = factor * np.maximum(best_lam, 1e-300)
         xs, ls = _lbfgs_stage(M, layout, layout.normalise(best_x.copy()), temperature, iterations,
                               target2=target**2)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .mu_branch import tighten_real_upper
 from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound
 from .structure import BlockStructure
@@ -44,6 +45,9 @@ class MussvResult:
         Structured Delta with det(I - M Delta) = 0 and sigma_max(Delta) = 1/lower
         (zeros where lower == 0).
     structure : BlockStructure
+    dg_upper : ndarray (...,)
+        The D-G bound certified by ``scalings``; ``upper`` is smaller where the branch and
+        bound on the parameter box (purely real structures) proved a tighter bound.
     """
 
     upper: np.ndarray
@@ -52,6 +56,7 @@ class MussvResult:
     scalings: DGScalings
     destabilizing_delta: np.ndarray
     structure: BlockStructure
+    dg_upper: np.ndarray
 
     @property
     def peak_index(self):
@@ -82,7 +87,7 @@ def check_mu_matrix(M, structure: BlockStructure, name: str = "M") -> np.ndarray
 
 
 def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 1e-4,
-          iterations: int = 60, seed: int = 0) -> MussvResult:
+          iterations: int = 40, seed: int = 0, branch_and_bound: bool = True) -> MussvResult:
     """Upper and lower bounds of the structured singular value mu_Delta(M).
 
     Parameters
@@ -100,6 +105,10 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         Descent iterations per continuation stage.
     seed : int
         Seed of the lower bound's random restarts.
+    branch_and_bound : bool
+        For purely real structures of at most 4 blocks (the splitting grows as 2^blocks), try to prove an upper bound within 0.8 % (then 1.8 %) of
+        the lower bound by splitting the parameter box (``mu_branch``), where the D-G
+        bound leaves a larger gap.
 
     Returns
     -------
@@ -124,6 +133,10 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     # the lower bound is exact where found; never report it above the (valid) upper bound
     # by more than rounding
     upper = np.maximum(upper, low)
+    dg_upper = upper.copy()
+    if branch_and_bound and lower and structure.all_real and len(structure.blocks) <= 4:
+        for i in np.flatnonzero(upper > low * 1.008):
+            upper[i] = tighten_real_upper(flat[i], structure, upper[i], low[i])
     shaped = DGScalings(
         scalings.Dz.reshape(lead + scalings.Dz.shape[1:]),
         scalings.Dw.reshape(lead + scalings.Dw.shape[1:]),
@@ -136,6 +149,7 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         scalings=shaped,
         destabilizing_delta=delta.reshape(lead + delta.shape[1:]),
         structure=structure,
+        dg_upper=dg_upper.reshape(lead),
     )
 
 
@@ -165,10 +179,8 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     M = check_mu_matrix(M, structure)
     if M.ndim != 2:
         raise ValueError(f"`M` must be one (n, m) matrix for the LMI cross-check; got {M.shape}")
-    n, m = M.shape
-    Dz_parts, Dw_parts, G_entries, constraints = [], [], [], []
-    Dz = [[None] * len(structure.blocks) for _ in structure.blocks]
-    variables = []
+    m = M.shape[1]
+    constraints, variables = [], []
     for i, blk in enumerate(structure.blocks):
         if blk.is_scalar:
             Di = cp.Variable((blk.z_size, blk.z_size), hermitian=True)
@@ -178,8 +190,12 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
             d = cp.Variable(nonneg=True)
             constraints.append(d >= 1e-9)
             variables.append((blk, d * np.eye(blk.z_size), d * np.eye(blk.w_size)))
-    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((structure.blocks[i].z_size, structure.blocks[j].z_size)) for j in range(len(variables))] for i in range(len(variables))])
-    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((structure.blocks[i].w_size, structure.blocks[j].w_size)) for j in range(len(variables))] for i in range(len(variables))])
+    k = len(variables)
+    blk = structure.blocks
+    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((blk[i].z_size, blk[j].z_size)) for j in range(k)]
+                  for i in range(k)])
+    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((blk[i].w_size, blk[j].w_size)) for j in range(k)]
+                  for i in range(k)])
     G_blocks = []
     for i, blk in enumerate(structure.blocks):
         row = []

@@ -40,7 +40,8 @@ class HinfNorm:
         Frequency of the peak, rad/s (``inf`` when the peak is the feedthrough at
         infinite frequency, ``nan`` for unstable systems).
     stable : bool or ndarray (N,)
-        False where the system has a pole with non-negative real part.
+        False where the system has a pole with non-negative real part (and for rows a
+        StateSpaceBatch flags ``valid == False``, whose value is NaN).
     """
 
     value: object
@@ -58,6 +59,8 @@ class HinfNorm:
 def stacked_state_space(sys, name: str = "sys"):
     """Return ``(A, B, C, D, single)`` with stacked float arrays (N, ., .) from ``sys``.
 
+    Rows flagged ``valid == False`` by a batch (ill-posed LFR evaluations, NaN by contract)
+    are replaced by an empty-gain stable placeholder; see :func:`_valid_rows`.
     Raises ``ValueError`` for discrete-time systems, inconsistent shapes or non-finite data.
     """
     for attr in ("A", "B", "C", "D"):
@@ -69,10 +72,16 @@ def stacked_state_space(sys, name: str = "sys"):
     dt = getattr(sys, "dt", 0)
     if dt not in (0, None) and dt is not False:
         raise ValueError(f"`{name}` must be a continuous-time system (dt == 0); got dt={dt!r}")
-    A = as_float_array(sys.A, f"{name}.A")
-    B = as_float_array(sys.B, f"{name}.B")
-    C = as_float_array(sys.C, f"{name}.C")
-    D = as_float_array(sys.D, f"{name}.D")
+    valid = _valid_rows(sys)
+    arrays = []
+    for attr in ("A", "B", "C", "D"):
+        X = np.array(getattr(sys, attr), dtype=float) if valid is not None else getattr(sys, attr)
+        if valid is not None:
+            if X.ndim != 3 or X.shape[0] != valid.size:
+                raise ValueError(f"`{name}.valid` must have one flag per system of `{name}.{attr}`")
+            X[~valid] = -np.eye(X.shape[1], X.shape[2]) if attr == "A" else 0.0
+        arrays.append(as_float_array(X, f"{name}.{attr}"))
+    A, B, C, D = arrays
     single = A.ndim == 2
     if single:
         A, B, C, D = A[None], B[None], C[None], D[None]
@@ -85,6 +94,15 @@ def stacked_state_space(sys, name: str = "sys"):
             f"`{name}`: inconsistent shapes A {A.shape}, B {B.shape}, C {C.shape}, D {D.shape}"
         )
     return A, B, C, D, single
+
+
+def _valid_rows(sys):
+    """The batch's ``valid`` flags (bool (N,)) when it has them, else None."""
+    valid = getattr(sys, "valid", None)
+    if valid is None:
+        return None
+    valid = np.asarray(valid, dtype=bool)
+    return valid if valid.ndim == 1 else None
 
 
 def frequency_response(A, B, C, D, omega):
@@ -109,13 +127,39 @@ def frequency_response(A, B, C, D, omega):
     return C[:, None] @ X + D[:, None]
 
 
-def _sigma_max(A, B, C, D, omega):
-    """Largest singular value of G(jw) (N, K); NaN frequencies give -inf."""
+def _sigma_max(A, B, C, D, omega, modal=None):
+    """Largest singular value of G(jw) (N, K); NaN frequencies give -inf.
+
+    With ``modal = (poles, CV, VinvB, ok)`` the response of the rows where ``ok`` is computed
+    from the eigen-decomposition (O(n) per frequency instead of a solve); other rows use
+    solves. Used inside the iteration only; final values are evaluated by solves.
+    """
     bad = ~np.isfinite(omega)
     safe = np.where(bad, 0.0, omega)
-    G = frequency_response(A, B, C, D, safe)
-    s = np.linalg.svd(G, compute_uv=False)[..., 0] if min(G.shape[-2:]) > 0 else np.zeros(safe.shape)
+    if min(D.shape[-2:]) == 0:
+        return np.where(bad, -np.inf, 0.0)
+    if modal is None:
+        G = frequency_response(A, B, C, D, safe)
+    else:
+        poles, CV, VinvB, ok = modal
+        G = np.empty(safe.shape + D.shape[1:], complex)
+        if np.any(ok):
+            R = 1.0 / (1j * safe[ok][:, :, None] - poles[ok][:, None, :])
+            G[ok] = np.einsum("npi,nki,nim->nkpm", CV[ok], R, VinvB[ok]) + D[ok][:, None]
+        if np.any(~ok):
+            G[~ok] = frequency_response(A[~ok], B[~ok], C[~ok], D[~ok], safe[~ok])
+    s = np.linalg.svd(G, compute_uv=False)[..., 0]
     return np.where(bad, -np.inf, s)
+
+
+def _modal_form(A, B, C, poles, V):
+    """Eigen-decomposition data for cheap responses; ``ok`` where V is well conditioned."""
+    cond = np.linalg.cond(V)
+    ok = np.isfinite(cond) & (cond < 1e6)
+    Vs = np.where(ok[:, None, None], V, np.eye(A.shape[1]))
+    VinvB = np.linalg.solve(Vs, B.astype(complex))
+    CV = C @ Vs
+    return poles, CV, VinvB, ok
 
 
 def _is_stable(poles):
@@ -141,21 +185,21 @@ def _hamiltonian(A, B, C, D, gamma):
     return np.concatenate([top, bottom], axis=1)
 
 
-def _golden_refine(A, B, C, D, w_peak, gamma, rel_width=1e-3, iterations=40):
+def _golden_refine(A, B, C, D, w_peak, gamma, modal, rel_width=1e-3, iterations=30):
     """Golden-section maximisation of sigma_max around w_peak (all systems at once)."""
     lo = w_peak * (1 - rel_width)
     hi = w_peak * (1 + rel_width)
     ratio = (np.sqrt(5.0) - 1) / 2
     x1 = hi - ratio * (hi - lo)
     x2 = lo + ratio * (hi - lo)
-    f = _sigma_max(A, B, C, D, np.stack([x1, x2], axis=1))
+    f = _sigma_max(A, B, C, D, np.stack([x1, x2], axis=1), modal)
     f1, f2 = f[:, 0], f[:, 1]
     for _ in range(iterations):
         left = f1 > f2
         hi = np.where(left, x2, hi)
         lo = np.where(left, lo, x1)
         new_x = np.where(left, hi - ratio * (hi - lo), lo + ratio * (hi - lo))
-        fn = _sigma_max(A, B, C, D, new_x[:, None])[:, 0]
+        fn = _sigma_max(A, B, C, D, new_x[:, None], modal)[:, 0]
         x2, f2, x1, f1 = (
             np.where(left, x1, new_x), np.where(left, f1, fn),
             np.where(left, new_x, x2), np.where(left, fn, f2),
@@ -173,19 +217,33 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
     sigma_D = np.linalg.svd(D, compute_uv=False)[:, 0] if min(D.shape[1:]) > 0 else np.zeros(N)
     if n == 0:
         return sigma_D, np.zeros(N), np.ones(N, bool)
-    poles = np.linalg.eigvals(A)
+    poles, V = np.linalg.eig(A)
     stable = _is_stable(poles)
     idx = np.flatnonzero(stable)
     if idx.size == 0:
         return value, peak, stable
     A, B, C, D, poles, sD = A[idx], B[idx], C[idx], D[idx], poles[idx], sigma_D[idx]
+    modal = _modal_form(A, B, C, poles, V[idx])
     # Initial lower bound: feedthrough, DC gain and the gain at every pole's natural frequency
     # (the resonance of a lightly damped mode is where the peak usually is).
-    candidates = np.concatenate([np.zeros((len(idx), 1)), np.abs(poles)], axis=1)
-    s = _sigma_max(A, B, C, D, candidates)
+    # A log grid and a golden-section polish (cheap with the modal form) bring the first level
+    # close to the peak, so that most systems need a single Hamiltonian eigenvalue check.
+    mags = np.where(np.abs(poles) > 0, np.abs(poles), np.nan)
+    low = np.fmin.reduce(mags, axis=1)
+    high = np.fmax.reduce(mags, axis=1)
+    low = np.where(np.isfinite(low), low, 1.0)
+    high = np.where(np.isfinite(high), high, 1.0)
+    log_grid = np.exp(np.linspace(0, 1, 40)[None] * np.log(100 * high / low)[:, None]) * (0.1 * low)[:, None]
+    candidates = np.concatenate([np.zeros((len(idx), 1)), np.abs(poles), np.abs(poles.imag), log_grid], axis=1)
+    s = _sigma_max(A, B, C, D, candidates, modal)
     k = np.argmax(s, axis=1)
     gamma = s[np.arange(len(idx)), k]
     w = candidates[np.arange(len(idx)), k]
+    positive = w > 0
+    if np.any(positive):
+        f = np.flatnonzero(positive)
+        sub = tuple(x[f] for x in modal)
+        gamma[f], w[f] = _golden_refine(A[f], B[f], C[f], D[f], w[f], gamma[f], sub, rel_width=0.05)
     at_infinity = sD >= gamma
     gamma = np.where(at_infinity, sD, gamma)
     w = np.where(at_infinity, np.inf, w)
@@ -208,7 +266,8 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
         single = count == 1
         if freqs.shape[1] > 1:
             mids = np.where(single[:, None], np.where(np.arange(mids.shape[1]) == 0, freqs[:, :1], np.nan), mids)
-        sig = _sigma_max(A[act], B[act], C[act], D[act], mids)
+        sub = tuple(x[act] for x in modal)
+        sig = _sigma_max(A[act], B[act], C[act], D[act], mids, sub)
         best = np.argmax(sig, axis=1)
         new_gamma = sig[np.arange(act.size), best]
         improved = (new_gamma > gamma[act]) & ~done
@@ -219,8 +278,15 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
     if np.any(finite_w):
         f = np.flatnonzero(finite_w & (w > 0))
         if f.size:
-            g_ref, w_ref = _golden_refine(A[f], B[f], C[f], D[f], w[f], gamma[f])
+            sub = tuple(x[f] for x in modal)
+            g_ref, w_ref = _golden_refine(A[f], B[f], C[f], D[f], w[f], gamma[f], sub)
             gamma[f], w[f] = g_ref, w_ref
+    # final value by direct solves at the peak (the modal form only guided the search)
+    finite = np.isfinite(w)
+    if np.any(finite):
+        f = np.flatnonzero(finite)
+        gamma[f] = _sigma_max(A[f], B[f], C[f], D[f], w[f][:, None])[:, 0]
+    gamma = np.maximum(gamma, sD)
     value[idx] = gamma
     peak[idx] = w
     return value, peak, stable
@@ -246,6 +312,9 @@ def hinfnorm(sys, tol: float = 1e-10) -> HinfNorm:
         raise ValueError(f"`tol` must be a float in (0, 1); got {tol!r}")
     A, B, C, D, single = stacked_state_space(sys)
     value, peak, stable = _hinf_batch(A, B, C, D, float(tol))
+    valid = _valid_rows(sys)
+    if valid is not None:  # ill-posed rows of a StateSpaceBatch: NaN, not stable
+        value[~valid], peak[~valid], stable[~valid] = np.nan, np.nan, False
     if single:
         return HinfNorm(float(value[0]), float(peak[0]), bool(stable[0]))
     return HinfNorm(value, peak, stable)
@@ -271,4 +340,7 @@ def h2norm(sys):
             continue
         P = solve_continuous_lyapunov(A[i], -B[i] @ B[i].T)
         out[i] = np.sqrt(max(np.trace(C[i] @ P @ C[i].T), 0.0))
+    valid = _valid_rows(sys)
+    if valid is not None:
+        out[~valid] = np.nan
     return float(out[0]) if single else out

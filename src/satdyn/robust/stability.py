@@ -26,9 +26,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .frequency_grid import modal_frequency_grid, refine_peaks
+from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
-from .mdelta import MDeltaSystem, mdelta_system
+from .mdelta import MDeltaSystem
 from .mu_upper import mu_upper_bound
 from .structure import BlockStructure, real_block
 
@@ -226,9 +226,7 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
     if frequencies is None:
         freqs = modal_frequency_grid(system.A)
     else:
-        freqs = np.unique(np.asarray(frequencies, dtype=float))
-        if freqs.ndim != 1 or freqs.size == 0 or not np.all(np.isfinite(freqs)) or np.any(freqs < 0):
-            raise ValueError("`frequencies` must be a non-empty 1-D array of finite values >= 0 (rad/s)")
+        freqs = check_frequencies(frequencies)
     report(0, 4, "mu upper bound on the frequency grid")
     mu_up, _ = _mu_sweep(system, freqs, structure)
     if frequencies is None:

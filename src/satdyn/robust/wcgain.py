@@ -24,11 +24,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .frequency_grid import modal_frequency_grid, refine_peaks
+from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
 from .mdelta import MDeltaSystem
 from .mu_upper import mu_upper_bound
-from .norms import _hinf_batch
+from .norms import _hinf_batch, frequency_response
 from .stability import GriddedResults, _box_directions
 from .structure import BlockStructure, full_block, real_block
 
@@ -175,16 +175,12 @@ def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=N
     if frequencies is None:
         freqs = modal_frequency_grid(system.A, points=60)
     else:
-        freqs = np.unique(np.asarray(frequencies, dtype=float))
-        if freqs.ndim != 1 or freqs.size == 0 or not np.all(np.isfinite(freqs)) or np.any(freqs < 0):
-            raise ValueError("`frequencies` must be a non-empty 1-D array of finite values >= 0 (rad/s)")
+        freqs = check_frequencies(frequencies)
     if np.isfinite(w_low):
         freqs = np.unique(np.concatenate([freqs, [w_low]]))
     report(1, 3, "skew-mu upper bound on the frequency grid")
     # per-frequency lower start of the bisection: the nominal and worst-case responses
     Acl, Bcl, Ccl, Dcl, _ = system.closed_loop(np.stack([np.zeros(k), q]))
-    from .norms import frequency_response
-
     resp = frequency_response(Acl, Bcl, Ccl, Dcl, np.broadcast_to(freqs, (2, freqs.size)))
     sig = np.linalg.svd(resp, compute_uv=False)[..., 0].max(axis=0)
     bound = _skew_mu_bisection(system, freqs, sig)

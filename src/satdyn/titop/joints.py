@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lfr import LFR, Parameter, as_lfr, blockdiag, hstack, interconnect, invert_channels, rotation_lfr, ss, vstack
+from ..lfr import Parameter, as_lfr, blockdiag, hstack, interconnect, invert_channels, rotation_lfr, ss, vstack
 from ..spatial import skew
 from ..spatial._checks import as_batch_of
 from ._lfrtools import is_parametric, to_lfr

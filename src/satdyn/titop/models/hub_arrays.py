@@ -13,7 +13,6 @@ External port "hub.G": input W_ext at the hub CoM (group "hub:G:W"), output x''_
 
 from __future__ import annotations
 
-import numpy as np
 
 from ...lfr import ureal, vreal
 from ..connect import connect
