@@ -21,7 +21,7 @@ def random_rotation(rng):
 
 
 def random_tree(rng, n_bodies, *, floating, gravity=None, kinds=("revolute", "prismatic", "spherical", "weld"),
-                point_mass_probability=0.2, damping=False):
+                point_mass_probability=0.2, damping=False, aligned_axes=False):
     """A random satdyn Model and the same tree as a Pinocchio model."""
     b = ModelBuilder(gravity=gravity)
     pm = pin.Model()
@@ -62,6 +62,8 @@ def random_tree(rng, n_bodies, *, floating, gravity=None, kinds=("revolute", "pr
         parents.append(parent)
         R0, p0 = random_rotation(rng), rng.normal(size=3) * 0.5
         axis = rng.normal(size=3)
+        if aligned_axes:  # +x, +y or +z: exercises the selection fast path of the articulated sweep
+            axis = np.eye(3)[int(rng.integers(0, 3))]
         k_d = dict(damping=rng.uniform(0, 1), stiffness=rng.uniform(0, 5)) if damping and kind in ("revolute", "prismatic") else {}
         if kind == "revolute":
             joint = revolute_joint(f"j{i}", axis, rotation=R0, **k_d)

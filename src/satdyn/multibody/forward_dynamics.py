@@ -31,6 +31,7 @@ from .kinematics import (
     external_body_wrenches,
     force_to_parent,
     forward_kinematics,
+    in_chunks,
     motion_to_child,
     motion_transform_to_child,
     prepare_fext,
@@ -44,7 +45,8 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
     """Generalized accelerations ``dv/dt`` (..., nv) by the articulated-body sweep (see module doc)."""
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
-    return _aba(model, qf, vf, tf, fx, t).reshape(shape + (model.nv,))
+    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t), qf, vf, tf, fx)
+    return a.reshape(shape + (model.nv,))
 
 
 def _inputs(model, q, v, tau):
@@ -71,7 +73,14 @@ def _aba(model, q, v, tau, fext, t, kin=None):
         S = joint.motion_subspace
         parent = model.parents[i]
         k = joint.nv
-        if k:
+        idx = joint.axis_index
+        if idx is not None:                                      # axis along a frame axis: S selects
+            Ui = IA[i][:, :, idx:idx + 1]
+            Di = Ui[:, idx:idx + 1, :]
+            ui = tau[:, model.v_slice(i)] - pA[i][:, idx:idx + 1]
+            Dinv_i = 1.0 / Di
+            U[i], Dinv[i], u[i] = Ui, Dinv_i, ui
+        elif k:
             Ui = IA[i] @ S                                       # (N, 6, k)
             Di = S.T @ Ui                                        # (N, k, k): J_r, m^A, or 6x6
             ui = tau[:, model.v_slice(i)] - pA[i] @ S            # (N, k)
@@ -129,6 +138,8 @@ def _inverse3(A):
 def _inverse(D):
     """Inverse of the (N, k, k) apparent inertias: 3x3 adjugate, 6x6 by Schur complement of the 3x3 blocks."""
     k = D.shape[-1]
+    if D.shape[0] < 64:  # small batches: LAPACK's per-call cost is lower than ~30 numpy calls
+        return np.linalg.inv(D)
     if k == 3:
         return _inverse3(D)
     if k != 6:

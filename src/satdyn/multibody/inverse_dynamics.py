@@ -18,6 +18,8 @@ root) the wrenches with eq. (45)/(75), (93); the efforts are eq. (46)/(76).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .joints import passive_efforts
@@ -26,6 +28,7 @@ from .kinematics import (
     external_body_wrenches,
     force_to_parent,
     forward_kinematics,
+    in_chunks,
     motion_to_child,
     prepare_fext,
     prepare_inputs,
@@ -38,10 +41,11 @@ def inverse_dynamics(model, q, v, a, *, fext=None, t=0.0) -> np.ndarray:
     """Actuator efforts (..., nv) that produce the accelerations ``a`` (see module doc)."""
     shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
     fx = prepare_fext(model, fext, shape)
-    tau, _, _ = _rnea(model, qf, vf, af, fx, t)
+    tau = in_chunks(lambda q_, v_, a_, f_: _rnea(model, q_, v_, a_, f_, t)[0], qf, vf, af, fx)
     return (tau - passive_efforts(model, qf, vf)).reshape(shape + (model.nv,))
 
 
+@dataclass
 class InterfaceWrenches:
     """Joint wrenches and body accelerations from one inverse-dynamics pass.
 
@@ -62,11 +66,10 @@ class InterfaceWrenches:
         frame. Row 0 (the root) is zero.
     """
 
-    def __init__(self, joint_wrenches, accelerations, efforts, child_on_parent):
-        self.joint_wrenches = joint_wrenches
-        self.accelerations = accelerations
-        self.efforts = efforts
-        self.child_on_parent = child_on_parent
+    joint_wrenches: np.ndarray
+    accelerations: np.ndarray
+    efforts: np.ndarray
+    child_on_parent: np.ndarray
 
 
 def interface_wrenches(model, q, v, a, *, fext=None, t=0.0) -> InterfaceWrenches:

@@ -40,11 +40,11 @@ import numpy as np
 from ..spatial import (
     dcm_from_euler,
     dcm_from_quaternion,
+    euler_from_dcm,
     euler_rate_matrix,
-    quaternion_derivative,
     quaternion_multiply,
-    rodrigues,
     rotvec_from_dcm,
+    skew,
     so3_exp,
 )
 from ..spatial._checks import as_batch_of, as_float_array
@@ -93,17 +93,36 @@ class Joint:
     rest: float = 0.0
     motion: Callable | None = None
 
-    @property
+    @cached_property
     def nq(self) -> int:
         return _SIZES[self.kind][0]
 
-    @property
+    @cached_property
     def nv(self) -> int:
         return _SIZES[self.kind][1]
 
     @property
     def is_root(self) -> bool:
         return self.kind in ROOT_KINDS
+
+    @cached_property
+    def rodrigues_basis(self) -> np.ndarray:
+        """Revolute: rows ``P0, P0 S, P0 S^2`` flattened (3, 9), ``S = skew(axis)`` (see ``joint_placement``)."""
+        S1 = skew(self.axis)
+        S2 = S1 @ S1
+        B = np.stack([self.rotation, self.rotation @ S1, self.rotation @ S2]).reshape(3, 9)
+        B.setflags(write=False)
+        return B
+
+    @cached_property
+    def axis_index(self):
+        """Index in the 6-vector of a revolute / prismatic axis along a frame axis, else None."""
+        if self.kind not in ("revolute", "prismatic"):
+            return None
+        hits = np.flatnonzero(np.abs(self.axis) == 1.0)
+        if hits.size != 1:
+            return None
+        return int(hits[0]) + (3 if self.kind == "revolute" else 0) if self.axis[hits[0]] > 0 else None
 
     @cached_property
     def motion_subspace(self) -> np.ndarray:
@@ -206,7 +225,11 @@ def joint_placement(joint: Joint, qj: np.ndarray):
     n = qj.shape[0]
     kind = joint.kind
     if kind == "revolute":
-        R = joint.rotation @ rodrigues(joint.axis, qj[:, 0])
+        # eq. (34) P_{a0/b} exp(theta skew(r)) = P0 + sin(theta) P0 S + (1 - cos(theta)) P0 S^2 (Rodrigues):
+        # one (N, 3) x (3, 9) product instead of N 3x3 products.
+        th = qj[:, 0]
+        coeffs = np.stack([np.ones_like(th), np.sin(th), 1.0 - np.cos(th)], axis=1)
+        R = (coeffs @ joint.rodrigues_basis).reshape(n, 3, 3)
         return R, np.broadcast_to(joint.position, (n, 3))
     if kind == "prismatic":
         p = joint.position + qj[:, :1] * (joint.rotation @ joint.axis)
@@ -220,15 +243,18 @@ def joint_placement(joint: Joint, qj: np.ndarray):
     return np.broadcast_to(joint.rotation, (n, 3, 3)), np.broadcast_to(joint.position, (n, 3))
 
 
-def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np.ndarray:
-    """``dq/dt`` (N, nq) of this joint from its rates ``vj`` (N, nv)."""
+def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray, rotation=None) -> np.ndarray:
+    """``dq/dt`` (N, nq) of this joint from its rates ``vj`` (N, nv).
+
+    ``rotation`` (N, 3, 3): the root attitude ``P_{a/i}`` if already known (saves recomputing it).
+    """
     kind = joint.kind
     if kind in ("revolute", "prismatic"):
         return vj.copy()
     if kind == "spherical":
         return _quaternion_rate(qj, vj[:, :3])
     if kind == "floating":
-        R = dcm_from_quaternion(qj[:, 3:7])
+        R = dcm_from_quaternion(qj[:, 3:7]) if rotation is None else rotation
         return np.concatenate([np.einsum("nij,nj->ni", R, vj[:, :3]), _quaternion_rate(qj[:, 3:7], vj[:, 3:])], 1)
     if kind == "floating_euler":
         R = dcm_from_euler(qj[:, 3:6])
@@ -238,10 +264,23 @@ def configuration_derivative(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np
 
 
 def _quaternion_rate(quat, omega):
-    # q_dot = q (x) [omega, 0] / 2, plus a norm-restoring term (zero on the unit sphere) so that
-    # integration error does not let |q| drift; the dynamics use the normalised quaternion anyway.
+    """``q_dot = q (x) [omega_b, 0] / 2`` plus a norm-restoring term (zero on the unit sphere).
+
+    The product is written out (``[w omega + v x omega; -v . omega] / 2``, the same as
+    :func:`satdyn.spatial.quaternion_derivative`, checked against it in the tests) because this
+    is the hot path of every simulation step. The restoring term keeps integration error from
+    letting ``|q|`` drift; the dynamics use the normalised quaternion anyway.
+    """
+    vec, w = quat[:, :3], quat[:, 3:]
+    rate = np.concatenate([w * omega + np.einsum("ijk,nj,nk->ni", _LEVI_CIVITA, vec, omega),
+                           -np.einsum("ni,ni->n", vec, omega)[:, None]], 1)
     norm2 = np.einsum("ni,ni->n", quat, quat)
-    return quaternion_derivative(quat, omega) + (1.0 - norm2)[:, None] * quat
+    return 0.5 * rate + (1.0 - norm2)[:, None] * quat
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 
 
 def integrate(joint: Joint, qj: np.ndarray, dv: np.ndarray) -> np.ndarray:
@@ -260,7 +299,6 @@ def integrate(joint: Joint, qj: np.ndarray, dv: np.ndarray) -> np.ndarray:
         return np.concatenate([qj[:, :3] + np.einsum("nij,nj->ni", R, dv[:, :3]),
                                _quat_times_exp(_unit(qj[:, 3:7]), dv[:, 3:])], 1)
     if kind == "floating_euler":
-        from ..spatial import euler_from_dcm
         R = dcm_from_euler(qj[:, 3:6])
         return np.concatenate([qj[:, :3] + np.einsum("nij,nj->ni", R, dv[:, :3]),
                                euler_from_dcm(R @ so3_exp(dv[:, 3:]))], 1)

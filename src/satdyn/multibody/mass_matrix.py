@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .inverse_dynamics import _rnea
-from .kinematics import force_to_parent, forward_kinematics, motion_transform_to_child, prepare_inputs
+from .kinematics import force_to_parent, forward_kinematics, in_chunks, motion_transform_to_child, prepare_inputs
 
 __all__ = ["mass_matrix", "nonlinear_effects", "generalized_gravity"]
 
@@ -25,7 +25,7 @@ __all__ = ["mass_matrix", "nonlinear_effects", "generalized_gravity"]
 def mass_matrix(model, q) -> np.ndarray:
     """``M(q)`` (..., nv, nv) with ``q`` (..., nq)."""
     shape, (qf,) = prepare_inputs(model, [(q, model.nq, "q")])
-    return _crba(model, qf).reshape(shape + (model.nv, model.nv))
+    return in_chunks(lambda q_: _crba(model, q_), qf).reshape(shape + (model.nv, model.nv))
 
 
 def _crba(model, q, kin=None):

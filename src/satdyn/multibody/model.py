@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -183,11 +184,18 @@ class Model:
                 return i
         raise ValueError(f"no joint named {name!r}; joints: {[j.name for j in self.joints]}")
 
+    @cached_property
+    def _slices(self):
+        return (tuple(slice(a, a + j.nq) for a, j in zip(self.idx_q, self.joints)),
+                tuple(slice(a, a + j.nv) for a, j in zip(self.idx_v, self.joints)))
+
     def q_slice(self, i: int) -> slice:
-        return slice(self.idx_q[i], self.idx_q[i] + self.joints[i].nq)
+        """Slice of joint i's coordinates in ``q``."""
+        return self._slices[0][i]
 
     def v_slice(self, i: int) -> slice:
-        return slice(self.idx_v[i], self.idx_v[i] + self.joints[i].nv)
+        """Slice of joint i's rates in ``v``."""
+        return self._slices[1][i]
 
     def neutral_configuration(self) -> np.ndarray:
         """q (nq,) with every joint at zero and identity quaternions."""

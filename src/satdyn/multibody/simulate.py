@@ -14,6 +14,10 @@ atol=1e-10, max_step=inf, progress=None)``:
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
   (at most about 100 times).
 
+A run that cannot finish keeps what it computed: the result holds the samples reached, with
+``success = False`` and the reason in ``message`` (solver failure, or an Euler-angle root
+reaching gimbal lock, where the run stops just before the singularity).
+
 The state is ``x = [q, v]``; ``dq/dt`` follows each joint's kinematics (quaternions with a
 norm-restoring term; the dynamics use normalised quaternions) and ``dv/dt`` is
 :func:`~satdyn.multibody.forward_dynamics`. Returns a :class:`SimulationResult` with named
@@ -36,6 +40,8 @@ from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 
 __all__ = ["simulate", "SimulationResult", "state_derivative"]
+
+_GIMBAL_MARGIN = 1e-3  # |cos(pitch)| at which an Euler-root simulation stops
 
 
 @dataclass
@@ -127,11 +133,12 @@ def _effort_function(model, efforts):
     return lambda t, q, v: const
 
 
-def _configuration_rate(model, q, v):
+def _configuration_rate(model, q, v, root_rotation=None):
     out = np.empty_like(q)
     for i, joint in enumerate(model.joints):
         if joint.nq:
-            out[:, model.q_slice(i)] = configuration_derivative(joint, q[:, model.q_slice(i)], v[:, model.v_slice(i)])
+            out[:, model.q_slice(i)] = configuration_derivative(joint, q[:, model.q_slice(i)], v[:, model.v_slice(i)],
+                                                                root_rotation if i == 0 else None)
     return out
 
 
@@ -160,7 +167,7 @@ def _rhs(model, effort_fn, t, x):
     tau = effort_fn(t, qn[0], v[0])[None]
     kin = forward_kinematics(model, qn, v, t)
     a = _aba(model, qn, v, tau, None, t, kin)
-    return np.concatenate([_configuration_rate(model, q, v)[0], a[0]])
+    return np.concatenate([_configuration_rate(model, q, v, kin.R_world[0])[0], a[0]])
 
 
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
@@ -185,9 +192,27 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
             progress(t, tf)
         return _rhs(model, effort_fn, t, x)
 
-    sol = solve_ivp(rhs, (t0, tf), x_init, method=method, t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step)
+    events = None
+    if model.root.kind == "floating_euler":
+        # Stop cleanly (keeping the trajectory so far) before the Euler 3-2-1 singularity at pitch +-90 deg.
+        # cos(pitch) -/+ margin change sign when |cos(pitch)| falls below the margin (no abs(): a step
+        # may jump over the whole narrow window around the singularity).
+        def lock_from_above(t, x):
+            return np.cos(x[4]) - _GIMBAL_MARGIN
+
+        def lock_from_below(t, x):
+            return np.cos(x[4]) + _GIMBAL_MARGIN
+        lock_from_above.terminal = lock_from_below.terminal = True
+        events = [lock_from_above, lock_from_below]
+    sol = solve_ivp(rhs, (t0, tf), x_init, method=method, t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step,
+                    events=events)
     if progress is not None:
         progress(sol.t[-1] if sol.t.size else t0, tf)
+    if sol.status == 1:
+        t_stop = min(te[0] for te in sol.t_events if len(te))
+        sol.message = (f"stopped at t = {t_stop:.6g} s: the Euler-angle root is near gimbal lock "
+                       "(pitch +-90 deg); use floating_root (quaternion) for this motion")
+        sol.success = False
     return _outputs(model, sol, effort_fn)
 
 
