@@ -63,6 +63,26 @@ def test_T10_random_3d_chains_against_potential_reference_and_appendix_a(n):
             np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * max(scale, 1.0))
 
 
+def test_step1_attitudes_and_fields_equal_forward_kinematics():
+    """Step 1 on a random 5-joint chain: body attitudes P_{b/i} equal the forward kinematics of
+    the reference (Rodrigues products) and abar_b = P_{b/i}^T a (1e-12); the LFR version of
+    step 1 evaluates to the same."""
+    from equilibrium_oracles import _forward_kinematics
+
+    rng = np.random.default_rng(31)
+    chain = random_chain(5, rng)
+    q = rng.uniform(-3.0, 3.0, 5)
+    trim = forward_recurrence(NumericAlgebra(), chain_tree(chain, q))
+    R = _forward_kinematics(chain, q)[0]
+    for k in range(5):
+        np.testing.assert_allclose(trim.attitude[f"B{k}"], R[k], atol=1e-12)
+        np.testing.assert_allclose(trim.field[f"B{k}"][:, 0], R[k].T @ chain["a"], atol=1e-12 * 10)
+    angles = [lfr.vreal(f"q{k}", 0.0, range=(-3.0, 3.0), transform="tan_half") for k in range(5)]
+    sym = forward_recurrence(LFRAlgebra(), chain_tree(chain, angles))
+    values = {f"q{k}": q[k] for k in range(5)}
+    np.testing.assert_allclose(sym.attitude["B4"].evaluate(values), R[4], atol=1e-12)
+
+
 def test_T10_chain_as_lfr_equals_numeric_route():
     """A 3-joint 3-D chain with all angles as tan(theta/2) parameters and one mass as a
     parameter: the LFR evaluated at random points equals the numeric recursion (1e-10)."""

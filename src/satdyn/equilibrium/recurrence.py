@@ -118,7 +118,8 @@ class Trim:
     Attributes
     ----------
     dcm : dict connection name -> (3, 3)      ``Pbar = P_{c/p}(theta_bar)``
-    field : dict body name -> (3, 1)          ``abar`` in the body frame
+    field : dict body name -> (3, 1)          ``abar`` in the body frame (``= attitude^T a``, eq. 13)
+    attitude : dict body name -> (3, 3)       ``P_{b/i}``: body axes in the ground frame
     wrench : dict connection name -> (6, 1)   ``Wbar_{c/J}`` (child on joint, child frame)
     static_torque : dict joint name -> (1, 1) ``Tbar`` [N m]
     mass_matrix : dict body name -> (6, 6)    ``D_P`` at the parent port
@@ -126,21 +127,24 @@ class Trim:
 
     dcm: dict
     field: dict
+    attitude: dict = None
     wrench: dict = None
     static_torque: dict = None
     mass_matrix: dict = None
 
 
 def forward_recurrence(alg, tree: EquilibriumTree) -> Trim:
-    """Step 1: joint DCMs and the field acceleration seen by each body (eq. 13)."""
+    """Step 1: joint DCMs, body attitudes ``P_{b/i} = P_{p/i} Pbar`` and the field
+    acceleration seen by each body (eq. 13)."""
     a_ground = alg.const(tree.field_acceleration)
-    dcm, abar = {}, {}
+    dcm, abar, attitude = {}, {}, {}
     for c in tree.connections:
         P = joint_dcm(alg, c)
         dcm[c.name] = P
         a_parent = a_ground if c.parent is None else abar[c.parent]
         abar[c.child] = alg.simplify(P.T @ a_parent)
-    return Trim(dcm=dcm, field=abar)
+        attitude[c.child] = P if c.parent is None else alg.simplify(attitude[c.parent] @ P)
+    return Trim(dcm=dcm, field=abar, attitude=attitude)
 
 
 def _port_skew(alg, tree, conn, cache):
