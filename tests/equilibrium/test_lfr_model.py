@@ -111,18 +111,21 @@ def test_T9_option_a_equals_option_b():
 
 
 def test_T9_option_a_equals_option_b_with_parametric_rotor_and_mass():
-    """Option A with a parametric rotor inertia (own zero-field joint, not titop's) and a
-    parametric mass, on a pendulum: same transfer as option B and as the closed form."""
+    """Option A with a parametric rotor inertia (own zero-field joint, not titop's), mass,
+    spring and damper, on a pendulum: same model as option B and as the closed form."""
     from equilibrium_oracles import pendulum_tree
 
     m, Jr = lfr.ureal("m", 2.0, percent=30), lfr.ureal("Jr", 0.05, percent=50)
-    a = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr), option="A")
-    b = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr), option="B")
-    for mass, rotor in [(1.5, 0.03), (2.5, 0.07)]:
-        sa, sb = a.plant.evaluate({"m": mass, "Jr": rotor}), b.plant.evaluate({"m": mass, "Jr": rotor})
+    Kp, Kd = lfr.ureal("Kp", 0.4, percent=50), lfr.ureal("Kd", 0.2, percent=50)
+    a = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr, Kp=Kp, Kd=Kd), option="A")
+    b = equilibrium_lfr(pendulum_tree(m, 0.4, rotor=Jr, Kp=Kp, Kd=Kd), option="B")
+    for mass, rotor, kp, kd in [(1.5, 0.03, 0.3, 0.25), (2.5, 0.07, 0.5, 0.15)]:
+        values = {"m": mass, "Jr": rotor, "Kp": kp, "Kd": kd}
+        sa, sb = a.plant.evaluate(values), b.plant.evaluate(values)
         np.testing.assert_allclose(sa.A, sb.A, atol=1e-10)
         inertia = rotor + mass * 0.7**2
-        assert sa.A[1, 0] == pytest.approx(-(mass * 9.81 * 0.7 * np.cos(0.4) + 0.4) / inertia, rel=1e-10)
+        np.testing.assert_allclose(sa.A[1], [-(mass * 9.81 * 0.7 * np.cos(0.4) + kp) / inertia, -kd / inertia],
+                                   rtol=1e-10)
 
 
 def test_T12_well_posed_over_the_box(hanging_model):
