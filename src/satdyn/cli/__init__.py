@@ -29,6 +29,7 @@ __all__ = ["main", "SUBCOMMANDS"]
 SUBCOMMANDS: dict[str, str] = {
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
+    "equilibrium": "satdyn.cli.equilibrium",
     "freefloating": "satdyn.cli.freefloating",
 }
 

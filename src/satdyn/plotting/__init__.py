@@ -7,6 +7,7 @@ object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 
 from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
+from .equilibrium import plot_equilibrium_study
 from .freefloating import plot_freefloating
 
 # One entry per line, so that each study's branch adds its own lines.
@@ -16,5 +17,6 @@ __all__ = [
     "plot_detumbling_run",
     "plot_detumbling_experiment",
     "plot_detumbling_study",
+    "plot_equilibrium_study",
     "plot_freefloating",
 ]
