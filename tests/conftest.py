@@ -1,9 +1,23 @@
-"""Test-suite settings: seeded Hypothesis without deadlines (shared, noisy CI machines)."""
+"""Test-suite settings.
+
+* Hypothesis is seeded (derandomized) and has no deadlines: CI machines are shared and noisy.
+* pytest runs in importlib mode (test file names repeat across folders, e.g. two
+  ``test_inertia.py``). Folders that are not packages keep test-only helper modules next to
+  their tests (oracles, contract fixtures) and import them by plain name, so each such folder
+  is put on ``sys.path`` here, once for the whole suite.
+"""
+
+import sys
+from pathlib import Path
 
 import matplotlib
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
+
+for folder in sorted(Path(__file__).parent.iterdir()):
+    if folder.is_dir() and not (folder / "__init__.py").exists() and folder.name != "__pycache__":
+        sys.path.insert(0, str(folder))
 
 settings.register_profile(
     "satdyn",
