@@ -107,6 +107,22 @@ def _cross_motion(v, m):
     return np.concatenate((cross3(w, m[:3]) + cross3(u, m[3:]), cross3(w, m[3:])))
 
 
+def _cross_unit(v, index, rate):
+    """``v x (rate e_index)`` (6, N) for a unit 6-vector ``e_index`` (frame-aligned joint axis).
+
+    Angular axis ``e_k``: ``[u x e_k; w x e_k] rate``; linear axis: ``[w x e_k; 0] rate``
+    (``v = [u; w]``), with ``(a x e_k)_j = a_l``, ``(a x e_k)_l = -a_j`` for ``(k, j, l)`` cyclic.
+    """
+    out = np.zeros_like(v)
+    k = index % 3
+    j, l = (k + 1) % 3, (k + 2) % 3
+    pairs = ((0, v[:3]), (3, v[3:])) if index >= 3 else ((0, v[3:]),)
+    for half, a in pairs:
+        out[half + j] = a[l] * rate
+        out[half + l] = -a[j] * rate
+    return out
+
+
 def _cross_force(v, f):
     w, u = v[3:], v[:3]
     return np.concatenate((cross3(w, f[:3]), cross3(u, f[:3]) + cross3(w, f[3:])))
@@ -121,6 +137,16 @@ def _matvec(M, x):
 
 
 # ---- kinematics -------------------------------------------------------------------------------------------
+
+def _dcm_from_quaternion(quat):
+    """``P`` (3, 3, N) of batch-last quaternions ``[x, y, z, w]`` (4, N), normalised first (as scipy's)."""
+    x, y, z, w = quat / np.sqrt((quat * quat).sum(0))
+    x2, y2, z2, w2 = x * x, y * y, z * z, w * w
+    xy, zw, xz, yw, yz, xw = x * y, z * w, x * z, y * w, y * z, x * w
+    return np.stack((x2 - y2 - z2 + w2, 2 * (xy - zw), 2 * (xz + yw),
+                     2 * (xy + zw), -x2 + y2 - z2 + w2, 2 * (yz - xw),
+                     2 * (xz - yw), 2 * (yz + xw), -x2 - y2 + z2 + w2)).reshape(3, 3, -1)
+
 
 class _Pass:
     """Placements, twists and velocity-product terms of every body, batch-last."""
@@ -147,6 +173,8 @@ class _Pass:
                     self.X[i] = (coeffs.T @ c.x_basis).reshape(n, 6, 6)
             elif c.kind in ("weld", "fixed"):
                 R, p = c.rotation, c.position
+            elif c.kind == "floating":
+                R, p = _dcm_from_quaternion(qT[c.q_slice.start + 3:c.q_slice.stop]), qT[c.q_slice.start:c.q_slice.start + 3]
             elif c.kind == "prescribed":
                 pos, P, twist, acc = c.joint.motion(t)
                 R = np.asarray(P, float).reshape(3, 3)[:, :, None]
@@ -169,10 +197,16 @@ class _Pass:
                     self.root_acceleration = ghost
                 self.bias[i] = None
             else:
-                joint_twist = c.subspace @ vj
-                child = _motion_to_child(R, p, self.twist[c.parent]) + joint_twist
+                child = _motion_to_child(R, p, self.twist[c.parent])
+                if c.axis_index is not None:            # S qd has one non-zero component
+                    rate = vj[0]
+                    child[c.axis_index] += rate
+                    self.bias[i] = _cross_unit(child, c.axis_index, rate)
+                else:
+                    joint_twist = c.subspace @ vj
+                    child += joint_twist
+                    self.bias[i] = _cross_motion(child, joint_twist)
                 self.twist[i] = child
-                self.bias[i] = _cross_motion(child, joint_twist)
             self.R[i], self.p[i] = R, p
 
     def transform(self, i, c, n):
@@ -263,7 +297,10 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
                 ui = tauT[c.v_slice] - c.subspace.T @ pA[i]
             Ui = np.broadcast_to(Ui, (6, k, n))
             Di = np.broadcast_to(Di, (k, k, n))
-            Dinv_i = np.moveaxis(_inverse(np.ascontiguousarray(np.moveaxis(Di, -1, 0))), 0, -1)
+            if c.parent < 0:   # root: only D^-1 times one vector is needed, solved in the forward pass
+                Dinv_i = Di
+            else:
+                Dinv_i = np.moveaxis(_inverse(np.ascontiguousarray(np.moveaxis(Di, -1, 0))), 0, -1)
         if k:
             U[i], Dinv[i], u[i] = Ui, Dinv_i, ui
         parent = c.parent
@@ -281,7 +318,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
         X = kin.transform(i, c, n)
-        Ia_first = np.moveaxis(Ia, -1, 0)                       # (N, 6, 6) or (1, 6, 6) view
+        Ia_first = np.ascontiguousarray(np.moveaxis(Ia, -1, 0))  # (N, 6, 6) or (1, 6, 6): matmul wants it contiguous
         congruent = np.swapaxes(X, -1, -2) @ Ia_first @ X       # (N, 6, 6)
         out = np.empty(np.broadcast_shapes(IA[parent].shape, (6, 6, congruent.shape[0])))
         np.add(IA[parent], np.moveaxis(congruent, 0, -1), out=out)
@@ -300,11 +337,35 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             qdd[c.v_slice.start] = acc
             ai = ai + np.outer(c.subspace[:, 0], acc) if c.axis_index is None else _add_row(ai, c.axis_index, acc)
         elif k:
-            acc = np.einsum("kln,ln->kn", Dinv[i], u[i] - np.einsum("ikn,in->kn", U[i], ai))
+            rhs = u[i] - np.einsum("ikn,in->kn", U[i], ai)
+            if c.parent < 0:
+                acc = _solve_spd(Dinv[i], rhs)                  # Dinv holds D itself for the root
+            else:
+                acc = np.einsum("kln,ln->kn", Dinv[i], rhs)
             qdd[c.v_slice] = acc
             ai = ai + c.subspace @ acc
         a_body[i] = ai
     return qdd.T
+
+
+def _solve_spd(D, b):
+    """``D^-1 b`` for batch-last symmetric positive definite D (k, k, N) and b (k, N).
+
+    Gauss elimination without pivoting (stable for SPD matrices), vectorised over the batch:
+    2k short loops instead of one LAPACK call per sample.
+    """
+    k = D.shape[0]
+    M = np.array(D)
+    x = np.array(b)
+    for c in range(k):
+        factors = M[c + 1:, c] / M[c, c]                       # (k - c - 1, N)
+        M[c + 1:, c + 1:] -= factors[:, None] * M[c, c + 1:][None]
+        x[c + 1:] -= factors * x[c]
+    for c in range(k - 1, -1, -1):
+        if c + 1 < k:
+            x[c] -= (M[c, c + 1:] * x[c + 1:]).sum(0)
+        x[c] /= M[c, c]
+    return x
 
 
 def _dot6(U, a):
