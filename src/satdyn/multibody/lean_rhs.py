@@ -78,7 +78,10 @@ def lean_state_derivative(model):
             x_bases[i] = X.reshape(3, 36)
     rot_bases = [j.rodrigues_basis if j.kind == "revolute" else None for j in joints]
     fixed_X = [_transform(j.rotation, j.position) if j.kind == "weld" else None for j in joints]
-    slide_dir = [j.rotation @ j.axis if j.kind == "prismatic" else None for j in joints]
+    # Prismatic: p = position + t (rotation @ axis) makes X affine in t: X = X0 + t dX.
+    slide_X = [(_transform(j.rotation, j.position),
+                _transform(j.rotation, j.rotation @ j.axis) - _transform(j.rotation, np.zeros(3)))
+               if j.kind == "prismatic" else None for j in joints]
     stiffness = np.zeros(nv)
     damping = np.zeros(nv)
     rest = np.zeros(nv)
@@ -96,7 +99,7 @@ def lean_state_derivative(model):
     for ew in model.external_wrenches:
         W = np.array(ew.wrench, dtype=float)
         if ew.frame == "inertial":
-            inertial.append((ew.body, np.array(ew.point), W[:3], W[3:]))
+            inertial.append((ew.body, _skew(np.array(ew.point)), W[:3], W[3:]))
         else:
             body_wrench[ew.body] += np.concatenate([W[:3], W[3:] + np.cross(ew.point, W[:3])])
     need_world = bool(inertial)
@@ -131,7 +134,8 @@ def lean_state_derivative(model):
                     R = (c @ rot_bases[i]).reshape(3, 3)
             elif kind == "prismatic":
                 R = j.rotation
-                X = _transform(R, j.position + q[q_index[i]] * slide_dir[i])
+                X0, dX = slide_X[i]
+                X = X0 + q[q_index[i]] * dX
             else:
                 R = j.rotation
                 X = fixed_X[i]
@@ -151,10 +155,10 @@ def lean_state_derivative(model):
         for i in range(nb):
             tw = twists[i]
             pA[i] = -(_motion_cross(tw).T @ (inertias[i] @ tw)) - body_wrench[i]
-        for b, point, F, T in inertial:
+        for b, point_skew, F, T in inertial:
             Rt = R_world[b].T
             Fb = Rt @ F
-            pA[b] = pA[b] - np.concatenate([Fb, Rt @ T + np.cross(point, Fb)])
+            pA[b] = pA[b] - np.concatenate([Fb, Rt @ T + point_skew @ Fb])
         U = [None] * nb
         d = [0.0] * nb
         u = [0.0] * nb
@@ -167,7 +171,7 @@ def lean_state_derivative(model):
                 di = float(s @ Ui)
                 ui = tau[v_index[i]] - float(s @ pa)
                 U[i], d[i], u[i] = Ui, di, ui
-                Ia = Ia - np.outer(Ui, Ui / di)
+                Ia = Ia - Ui[:, None] * (Ui / di)
                 pa = pa + Ia @ biases[i] + Ui * (ui / di)
             else:
                 pa = pa + Ia @ biases[i]
