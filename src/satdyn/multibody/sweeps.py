@@ -267,6 +267,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
     fT = None if f_ext is None else np.ascontiguousarray(np.moveaxis(f_ext, 0, -1))  # (nb, 6, N)
     nb = len(consts)
     IA = [c.inertia[:, :, None] for c in consts]
+    buffers = (np.empty((n, 6, 6)), np.empty((n, 6, 6)), np.empty((n, 6, 6)))
     pA = []
     for i, c in enumerate(consts):
         tw = kin.twist[i]
@@ -318,11 +319,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
         X = kin.transform(i, c, n)
-        Ia_first = np.ascontiguousarray(np.moveaxis(Ia, -1, 0))  # (N, 6, 6) or (1, 6, 6): matmul wants it contiguous
-        congruent = np.swapaxes(X, -1, -2) @ Ia_first @ X       # (N, 6, 6)
-        out = np.empty(np.broadcast_shapes(IA[parent].shape, (6, 6, congruent.shape[0])))
-        np.add(IA[parent], np.moveaxis(congruent, 0, -1), out=out)
-        IA[parent] = out
+        _congruence(IA, parent, Ia, X, buffers)
         pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
     qdd = np.empty((model.nv, n))
     a_body = [None] * nb
@@ -346,6 +343,28 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             ai = ai + c.subspace @ acc
         a_body[i] = ai
     return qdd.T
+
+
+def _congruence(IA, parent, Ia, X, buffers):
+    """``IA[parent] += X^T Ia X`` (batch-last IA, Ia; batch-first X (N or 1, 6, 6)).
+
+    Done batch-first by ``np.matmul`` (fastest for stacked 6x6 products) into reused buffers:
+    fresh (N, 6, 6) temporaries cost more in page faults than the products themselves.
+    """
+    n = buffers[0].shape[0]
+    if Ia.shape[-1] == n and X.shape[0] == n:
+        Ia_first, product, congruent = buffers
+        np.copyto(Ia_first, np.moveaxis(Ia, -1, 0))          # matmul wants contiguous operands
+        np.matmul(Ia_first, X, out=product)
+        np.matmul(np.swapaxes(X, -1, -2), product, out=congruent)
+    else:                                                    # a constant factor (leaf inertia, weld)
+        congruent = np.swapaxes(X, -1, -2) @ np.ascontiguousarray(np.moveaxis(Ia, -1, 0)) @ X
+    update = np.moveaxis(congruent, 0, -1)
+    target = IA[parent]
+    if target.shape[-1] == n and target.flags.writeable and target.base is None:
+        target += update                                     # an accumulator this sweep owns
+    else:
+        IA[parent] = target + np.ascontiguousarray(update)
 
 
 def _solve_spd(D, b):
