@@ -364,7 +364,7 @@ def _congruence(IA, parent, Ia, X, buffers):
     if target.shape[-1] == n and target.flags.writeable and target.base is None:
         target += update                                     # an accumulator this sweep owns
     else:
-        IA[parent] = target + np.ascontiguousarray(update)
+        IA[parent] = np.add(target, update, out=np.empty(np.broadcast_shapes(target.shape, update.shape)))
 
 
 def _solve_spd(D, b):
