@@ -24,12 +24,9 @@ import numpy as np
 
 from .joints import passive_efforts
 from .kinematics import (
-    cross_force,
     external_body_wrenches,
-    force_to_parent,
     forward_kinematics,
     in_chunks,
-    motion_to_child,
     prepare_fext,
     prepare_inputs,
 )
