@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import passive_efforts
+from . import kinematics
 from .kinematics import (
     cross_force,
     external_body_wrenches,
@@ -36,7 +37,7 @@ from .kinematics import (
     prepare_fext,
     prepare_inputs,
 )
-from .sweeps import articulated_body_sweep
+from .sweeps import Workspace, articulated_body_sweep
 
 __all__ = ["forward_dynamics", "forward_dynamics_cut_and_solve"]
 
@@ -45,7 +46,8 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
     """Generalized accelerations ``dv/dt`` (..., nv) by the articulated-body sweep (see module doc)."""
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
-    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t), qf, vf, tf, fx)
+    work = Workspace(model, min(qf.shape[0], kinematics.CHUNK))  # scratch arrays shared by all blocks
+    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t, work=work), qf, vf, tf, fx)
     return a.reshape(shape + (model.nv,))
 
 
@@ -54,7 +56,7 @@ def _inputs(model, q, v, tau):
     return prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (tau, model.nv, "tau")])
 
 
-def _aba(model, q, v, tau, fext, t, kin=None):
+def _aba(model, q, v, tau, fext, t, kin=None, work=None):
     """Flat-batch articulated-body sweep; ``tau`` are actuator efforts (passive ones added here).
 
     ``kin`` (batch-first :class:`~satdyn.multibody.kinematics.Kinematics`) is only used for the
@@ -65,7 +67,7 @@ def _aba(model, q, v, tau, fext, t, kin=None):
         if kin is None:
             kin = forward_kinematics(model, q, v, t)
         fext = external_body_wrenches(model, kin, t, fext)
-    return articulated_body_sweep(model, q, v, tau, fext, t)
+    return articulated_body_sweep(model, q, v, tau, fext, t, work)
 
 
 def forward_dynamics_cut_and_solve(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:

@@ -153,7 +153,7 @@ class _Pass:
 
     __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first")
 
-    def __init__(self, model, consts, q, v, t, need_x):
+    def __init__(self, model, consts, q, v, t, need_x, work=None):
         n = q.shape[0]
         qT = np.ascontiguousarray(q.T)
         vT = np.ascontiguousarray(v.T)
@@ -170,7 +170,11 @@ class _Pass:
                 R = (c.rodrigues @ coeffs).reshape(3, 3, n)
                 p = c.position
                 if need_x and c.parent >= 0:
-                    self.X[i] = (coeffs.T @ c.x_basis).reshape(n, 6, 6)
+                    if work is None:
+                        self.X[i] = (coeffs.T @ c.x_basis).reshape(n, 6, 6)
+                    else:
+                        self.X[i] = work.X[i, :n]
+                        np.matmul(coeffs.T, c.x_basis, out=self.X[i].reshape(n, 36))
             elif c.kind in ("weld", "fixed"):
                 R, p = c.rotation, c.position
             elif c.kind == "floating":
@@ -256,18 +260,40 @@ def _inverse(D):
     return out
 
 
+class Workspace:
+    """Large scratch arrays of :func:`articulated_body_sweep`, reused over the blocks of one call.
+
+    Fresh (N, 6, 6) temporaries cost more in page faults than the arithmetic done on them;
+    one workspace per ``forward_dynamics`` call serves all its blocks of up to ``n`` samples.
+    """
+
+    def __init__(self, model, n):
+        nb = model.n_bodies
+        self.n = n
+        self.X = np.empty((nb, n, 6, 6))            # batch-first motion transforms
+        self.IA = np.empty((nb, 6, 6, n))           # articulated-inertia accumulators, batch-last
+        self.first = np.empty((3, n, 6, 6))         # batch-first congruence operands
+        self.outer = np.empty((6, 6, n))            # rank-one update
+        self.Ia = np.empty((6, 6, n))               # articulated inertia seen through the joint
+
+
 # ---- forward dynamics ---------------------------------------------------------------------------------------
 
-def articulated_body_sweep(model, q, v, tau, f_ext, t):
-    """``dv/dt`` (N, nv) for total efforts ``tau`` (N, nv) (actuators plus springs and dampers)."""
+def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
+    """``dv/dt`` (N, nv) for total efforts ``tau`` (N, nv) (actuators plus springs and dampers).
+
+    ``work``: a :class:`Workspace` for at least N samples (made here if None).
+    """
     consts = sweep_constants(model)
     n = q.shape[0]
-    kin = _Pass(model, consts, q, v, t, need_x=True)
+    if work is None or work.n < n:
+        work = Workspace(model, n)
+    kin = _Pass(model, consts, q, v, t, need_x=True, work=work)
     tauT = np.ascontiguousarray(tau.T)
     fT = None if f_ext is None else np.ascontiguousarray(np.moveaxis(f_ext, 0, -1))  # (nb, 6, N)
     nb = len(consts)
     IA = [c.inertia[:, :, None] for c in consts]
-    buffers = (np.empty((n, 6, 6)), np.empty((n, 6, 6)), np.empty((n, 6, 6)))
+    owned = [False] * nb                                        # IA[i] is work.IA[i] (else a constant)
     pA = []
     for i, c in enumerate(consts):
         tw = kin.twist[i]
@@ -309,7 +335,9 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             continue
         if k == 1:                                              # rank-one update
             UD = Ui * Dinv_i
-            Ia = Ii - UD[:, None] * Ui[None, :]
+            outer = np.multiply(UD[:, None], Ui[None, :], out=work.outer[..., :n]) if UD.shape[-1] == n \
+                else UD[:, None] * Ui[None, :]
+            Ia = np.subtract(Ii, outer, out=work.Ia[..., :n]) if outer.shape[-1] == n else Ii - outer
             pa = pA[i] + _matvec(Ia, kin.bias[i]) + UD * ui
         elif k:
             UD = np.einsum("ikn,kln->iln", Ui, Dinv_i)
@@ -319,7 +347,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
         X = kin.transform(i, c, n)
-        _congruence(IA, parent, Ia, X, buffers)
+        _congruence(IA, owned, parent, Ia, X, work, n)
         pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
     qdd = np.empty((model.nv, n))
     a_body = [None] * nb
@@ -345,26 +373,26 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t):
     return qdd.T
 
 
-def _congruence(IA, parent, Ia, X, buffers):
+def _congruence(IA, owned, parent, Ia, X, work, n):
     """``IA[parent] += X^T Ia X`` (batch-last IA, Ia; batch-first X (N or 1, 6, 6)).
 
-    Done batch-first by ``np.matmul`` (fastest for stacked 6x6 products) into reused buffers:
-    fresh (N, 6, 6) temporaries cost more in page faults than the products themselves.
+    Done batch-first by ``np.matmul`` (fastest for stacked 6x6 products) into the workspace.
     """
-    n = buffers[0].shape[0]
     if Ia.shape[-1] == n and X.shape[0] == n:
-        Ia_first, product, congruent = buffers
+        Ia_first, product, congruent = work.first[:, :n]
         np.copyto(Ia_first, np.moveaxis(Ia, -1, 0))          # matmul wants contiguous operands
         np.matmul(Ia_first, X, out=product)
         np.matmul(np.swapaxes(X, -1, -2), product, out=congruent)
     else:                                                    # a constant factor (leaf inertia, weld)
         congruent = np.swapaxes(X, -1, -2) @ np.ascontiguousarray(np.moveaxis(Ia, -1, 0)) @ X
     update = np.moveaxis(congruent, 0, -1)
-    target = IA[parent]
-    if target.shape[-1] == n and target.flags.writeable and target.base is None:
-        target += update                                     # an accumulator this sweep owns
+    if owned[parent]:
+        IA[parent] += update
+    elif update.shape[-1] == n:
+        IA[parent] = np.add(IA[parent], update, out=work.IA[parent, ..., :n])
+        owned[parent] = True
     else:
-        IA[parent] = np.add(target, update, out=np.empty(np.broadcast_shapes(target.shape, update.shape)))
+        IA[parent] = IA[parent] + update                     # both constant: stays (6, 6, 1)
 
 
 def _solve_spd(D, b):
