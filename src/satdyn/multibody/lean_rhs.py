@@ -14,7 +14,10 @@ against the batched forward dynamics to 1e-12 on random states.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy.linalg import lapack
 
 from ..spatial.algebra import _skew
 
@@ -24,15 +27,29 @@ _SUPPORTED_JOINTS = {"revolute", "prismatic", "weld"}
 _SUPPORTED_ROOTS = {"floating", "fixed"}
 
 
-def _motion_cross(v):
-    """6x6 ``crm(v)`` with ``crm(v) m = v x m`` (``[lin; ang]``); the force cross is ``-crm(v)^T``."""
-    u0, u1, u2, w0, w1, w2 = v.tolist()
-    return np.array([[0.0, -w2, w1, 0.0, -u2, u1],
-                     [w2, 0.0, -w0, u2, 0.0, -u0],
-                     [-w1, w0, 0.0, -u1, u0, 0.0],
-                     [0.0, 0.0, 0.0, 0.0, -w2, w1],
-                     [0.0, 0.0, 0.0, w2, 0.0, -w0],
-                     [0.0, 0.0, 0.0, -w1, w0, 0.0]])
+def _motion_cross_map():
+    """(36, 6) ``C`` with ``crm(v) = (C @ v).reshape(6, 6)``, ``crm(v) m = v x m`` (``[lin; ang]``).
+
+    ``crm(v) = [[skew(w), skew(u)], [0, skew(w)]]`` for ``v = [u; w]``; the force cross is ``-crm(v)^T``.
+    """
+    C = np.zeros((6, 6, 6))
+    for k in range(3):
+        e = np.zeros(3)
+        e[k] = 1.0
+        S = _skew(e)
+        C[:3, 3:, k] = S          # d crm / d u_k
+        C[:3, :3, 3 + k] = S      # d crm / d w_k
+        C[3:, 3:, 3 + k] = S
+    return C.reshape(36, 6)
+
+
+_CRM = _motion_cross_map()
+
+
+def _solve_spd(A, b):
+    """``A^-1 b`` for one symmetric positive definite 6x6 A (LAPACK dposv: a tenth of np.linalg.solve's overhead)."""
+    x, info = lapack.dposv(A, b)[1:]
+    return x if info == 0 else np.linalg.solve(A, b)
 
 
 def _dcm(x, y, z, w):
@@ -113,6 +130,7 @@ def lean_state_derivative(model):
         Xs = [None] * nb
         twists = [None] * nb
         biases = [None] * nb
+        crosses = [None] * nb
         if floating:
             qx, qy, qz, qw = q[3:7].tolist()
             R0 = _dcm(qx, qy, qz, qw)
@@ -127,8 +145,8 @@ def lean_state_derivative(model):
             j = joints[i]
             kind = j.kind
             if kind == "revolute":
-                th = q[q_index[i]]
-                c = np.array([1.0, np.sin(th), 1.0 - np.cos(th)])
+                th = float(q[q_index[i]])
+                c = np.array([1.0, math.sin(th), 1.0 - math.cos(th)])
                 X = (c @ x_bases[i]).reshape(6, 6)
                 if need_world:
                     R = (c @ rot_bases[i]).reshape(3, 3)
@@ -146,7 +164,8 @@ def lean_state_derivative(model):
             if j.nv:
                 s_qd = subspaces[i] * v[v_index[i]]
                 tw = tw + s_qd
-                biases[i] = _motion_cross(tw) @ s_qd
+                crosses[i] = crm = (_CRM @ tw).reshape(6, 6)
+                biases[i] = crm @ s_qd
             else:
                 biases[i] = np.zeros(6)
             twists[i] = tw
@@ -154,7 +173,8 @@ def lean_state_derivative(model):
         pA = [None] * nb
         for i in range(nb):
             tw = twists[i]
-            pA[i] = -(_motion_cross(tw).T @ (inertias[i] @ tw)) - body_wrench[i]
+            crm = crosses[i] if crosses[i] is not None else (_CRM @ tw).reshape(6, 6)
+            pA[i] = -(crm.T @ (inertias[i] @ tw)) - body_wrench[i]
         for b, point_skew, F, T in inertial:
             Rt = R_world[b].T
             Fb = Rt @ F
@@ -183,7 +203,7 @@ def lean_state_derivative(model):
         qdd = np.empty(nv)
         if floating:
             I0 = IA[0]
-            acc0 = np.linalg.solve(I0, tau[:6] - pA[0] - I0 @ root_acc)
+            acc0 = _solve_spd(I0, tau[:6] - pA[0] - I0 @ root_acc)
             qdd[:6] = acc0
             a[0] = root_acc + acc0
         else:
