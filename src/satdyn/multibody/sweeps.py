@@ -153,7 +153,7 @@ class _Pass:
 
     __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first")
 
-    def __init__(self, model, consts, q, v, t, need_x, work=None):
+    def __init__(self, model, consts, q, v, t):
         n = q.shape[0]
         qT = np.ascontiguousarray(q.T)
         vT = np.ascontiguousarray(v.T)
@@ -169,12 +169,7 @@ class _Pass:
                 coeffs = np.stack((np.ones(n), np.sin(th), 1.0 - np.cos(th)))     # (3, N)
                 R = (c.rodrigues @ coeffs).reshape(3, 3, n)
                 p = c.position
-                if need_x and c.parent >= 0:
-                    if work is None:
-                        self.X[i] = (coeffs.T @ c.x_basis).reshape(n, 6, 6)
-                    else:
-                        self.X[i] = work.X[i, :n]
-                        np.matmul(coeffs.T, c.x_basis, out=self.X[i].reshape(n, 36))
+                self.X[i] = coeffs          # X is built when needed (hot in cache), see transform()
             elif c.kind in ("weld", "fixed"):
                 R, p = c.rotation, c.position
             elif c.kind == "floating":
@@ -213,10 +208,17 @@ class _Pass:
                 self.twist[i] = child
             self.R[i], self.p[i] = R, p
 
-    def transform(self, i, c, n):
-        """Batch-first 6x6 ``X`` (N, 6, 6) or (1, 6, 6) of body i (motion: parent origin -> child)."""
+    def transform(self, i, c, n, out=None):
+        """Batch-first 6x6 ``X`` (N, 6, 6) or (1, 6, 6) of body i (motion: parent origin -> child).
+
+        ``out``: an (N, 6, 6) buffer for the revolute case (its ``X`` is ``coeffs^T @ x_basis``).
+        """
         if self.X[i] is not None:
-            return self.X[i]
+            coeffs = self.X[i]
+            if out is None:
+                return (coeffs.T @ c.x_basis).reshape(n, 6, 6)
+            np.matmul(coeffs.T, c.x_basis, out=out.reshape(n, 36))
+            return out
         if self.first[i] is not None:
             return motion_transform_to_child(*self.first[i])
         R, p = self.R[i], self.p[i]
@@ -270,7 +272,7 @@ class Workspace:
     def __init__(self, model, n):
         nb = model.n_bodies
         self.n = n
-        self.X = np.empty((nb, n, 6, 6))            # batch-first motion transforms
+        self.X = np.empty((n, 6, 6))                # batch-first motion transform of the current body
         self.IA = np.empty((nb, 6, 6, n))           # articulated-inertia accumulators, batch-last
         self.first = np.empty((3, n, 6, 6))         # batch-first congruence operands
         self.outer = np.empty((6, 6, n))            # rank-one update
@@ -288,7 +290,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
     n = q.shape[0]
     if work is None or work.n < n:
         work = Workspace(model, n)
-    kin = _Pass(model, consts, q, v, t, need_x=True, work=work)
+    kin = _Pass(model, consts, q, v, t)
     tauT = np.ascontiguousarray(tau.T)
     fT = None if f_ext is None else np.ascontiguousarray(np.moveaxis(f_ext, 0, -1))  # (nb, 6, N)
     nb = len(consts)
@@ -346,7 +348,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
         else:
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
-        X = kin.transform(i, c, n)
+        X = kin.transform(i, c, n, work.X[:n])
         _congruence(IA, owned, parent, Ia, X, work, n)
         pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
     qdd = np.empty((model.nv, n))
@@ -438,7 +440,7 @@ def newton_euler_sweep(model, q, v, a, f_ext, t, full=False):
     """
     consts = sweep_constants(model)
     n = q.shape[0]
-    kin = _Pass(model, consts, q, v, t, need_x=False)
+    kin = _Pass(model, consts, q, v, t)
     aT = np.ascontiguousarray(a.T)
     fT = None if f_ext is None else np.ascontiguousarray(np.moveaxis(f_ext, 0, -1))
     nb = len(consts)
