@@ -91,20 +91,44 @@ def rotate_back(R, x):
     return R[0] * x[0] + R[1] * x[1] + R[2] * x[2]
 
 
+def _rotate_pair(R, m):
+    """``[R m_lin; R m_ang]`` (6, N): both halves of a 6-vector in one pass."""
+    mm = m.reshape(2, 3, -1)
+    return (R[:, 0] * mm[:, :1] + R[:, 1] * mm[:, 1:2] + R[:, 2] * mm[:, 2:]).reshape(6, -1)
+
+
+def _rotate_pair_back(R, m):
+    """``[R^T m_lin; R^T m_ang]`` (6, N)."""
+    mm = m.reshape(2, 3, -1)
+    return (R[0] * mm[:, :1] + R[1] * mm[:, 1:2] + R[2] * mm[:, 2:]).reshape(6, -1)
+
+
 def _motion_to_child(R, p, m):
     """Parent-frame motion at the parent origin -> child frame at the child origin (6, N)."""
-    return np.concatenate((rotate_back(R, m[:3] + cross3(m[3:], p)), rotate_back(R, m[3:])))
+    shifted = np.array(m)
+    shifted[:3] += cross3(m[3:], p)
+    return _rotate_pair_back(R, shifted)
 
 
 def _force_to_parent(R, p, f):
     """Child-frame wrench at the child origin -> parent frame at the parent origin (6, N)."""
-    F = rotate(R, f[:3])
-    return np.concatenate((F, rotate(R, f[3:]) + cross3(p, F)))
+    out = _rotate_pair(R, f)
+    out[3:] += cross3(p, out[:3])
+    return out
+
+
+def _cross_pair(a, m):
+    """``[a x m_lin; a x m_ang]`` (6, N) for a 3-vector a (3, N) and a 6-vector m (6, N)."""
+    mm = m.reshape(2, 3, -1)
+    return np.stack((a[1] * mm[:, 2] - a[2] * mm[:, 1], a[2] * mm[:, 0] - a[0] * mm[:, 2],
+                     a[0] * mm[:, 1] - a[1] * mm[:, 0]), axis=1).reshape(6, -1)
 
 
 def _cross_motion(v, m):
-    w, u = v[3:], v[:3]
-    return np.concatenate((cross3(w, m[:3]) + cross3(u, m[3:]), cross3(w, m[3:])))
+    """``v x m`` = ``[w x m_lin + u x m_ang; w x m_ang]`` (6, N), ``v = [u; w]``."""
+    out = _cross_pair(v[3:], m)
+    out[:3] += cross3(v[:3], m[3:])
+    return out
 
 
 def _cross_unit(v, index, rate):
@@ -124,8 +148,10 @@ def _cross_unit(v, index, rate):
 
 
 def _cross_force(v, f):
-    w, u = v[3:], v[:3]
-    return np.concatenate((cross3(w, f[:3]), cross3(u, f[:3]) + cross3(w, f[3:])))
+    """``v x* f`` = ``[w x F; u x F + w x T]`` (6, N), ``v = [u; w]`` (seed 004's C(x') f)."""
+    out = _cross_pair(v[3:], f)
+    out[3:] += cross3(v[:3], f[:3])
+    return out
 
 
 def _matvec(M, x):
