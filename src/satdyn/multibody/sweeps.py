@@ -1,9 +1,10 @@
 """Batch-last recursive sweeps: the numerical core of forward and inverse dynamics.
 
-``articulated_body_sweep(model, q, v, tau, f_ext, t)`` and ``newton_euler_sweep(model, q, v, a, f_ext, t)``
-take flat batch-first inputs ``q`` (N, nq), ``v`` (N, nv), ``tau``/``a`` (N, nv) and
+``articulated_body_sweep(model, q, v, tau, f_ext, t, work=None)`` and
+``newton_euler_sweep(model, q, v, a, f_ext, t, full=False)`` take flat batch-first inputs ``q`` (N, nq), ``v`` (N, nv), ``tau``/``a`` (N, nv) and
 ``f_ext`` (N, n_bodies, 6) or None (every load on each body, at its origin, body frame), and
 return batch-first results. They hold no input checks: the public functions validate.
+``work`` is a :class:`Workspace` (scratch arrays reused over the blocks of one call).
 
 Why a second layout: numpy runs an elementwise operation as an inner loop over the last
 axis. With the batch first, the 3- and 6-vectors of a sweep put a 3- or 6-long inner loop
@@ -27,7 +28,8 @@ from ..spatial.algebra import _skew
 from .joints import joint_placement
 from .kinematics import motion_transform_to_child
 
-__all__ = ["sweep_constants", "articulated_body_sweep", "newton_euler_sweep", "cross3", "rotate", "rotate_back"]
+__all__ = ["sweep_constants", "Workspace", "articulated_body_sweep", "newton_euler_sweep", "cross3", "rotate",
+           "rotate_back"]
 
 
 class _BodyConstants:
