@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import passive_efforts
+from . import kinematics
 from .kinematics import (
     cross_force,
     external_body_wrenches,
@@ -33,10 +34,10 @@ from .kinematics import (
     forward_kinematics,
     in_chunks,
     motion_to_child,
-    motion_transform_to_child,
     prepare_fext,
     prepare_inputs,
 )
+from .sweeps import Workspace, articulated_body_sweep
 
 __all__ = ["forward_dynamics", "forward_dynamics_cut_and_solve"]
 
@@ -45,7 +46,8 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
     """Generalized accelerations ``dv/dt`` (..., nv) by the articulated-body sweep (see module doc)."""
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
-    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t), qf, vf, tf, fx)
+    work = Workspace(model, min(qf.shape[0], kinematics.CHUNK))  # scratch arrays shared by all blocks
+    a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t, work=work), qf, vf, tf, fx)
     return a.reshape(shape + (model.nv,))
 
 
@@ -54,107 +56,18 @@ def _inputs(model, q, v, tau):
     return prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (tau, model.nv, "tau")])
 
 
-def _aba(model, q, v, tau, fext, t, kin=None):
-    """Flat-batch articulated-body sweep; ``tau`` are actuator efforts (passive ones added here)."""
-    loads = fext is not None or model.external_wrenches or model.loop_closures
-    if kin is None:
-        kin = forward_kinematics(model, q, v, t, world=bool(loads))
+def _aba(model, q, v, tau, fext, t, kin=None, work=None):
+    """Flat-batch articulated-body sweep; ``tau`` are actuator efforts (passive ones added here).
+
+    ``kin`` (batch-first :class:`~satdyn.multibody.kinematics.Kinematics`) is only used for the
+    model's external wrenches and loop closures; the sweep itself runs in :mod:`.sweeps`.
+    """
     tau = tau + passive_efforts(model, q, v)
-    f_ext = external_body_wrenches(model, kin, t, fext)
-    n = q.shape[0]
-    nb = model.n_bodies
-    IA = [np.broadcast_to(model.spatial_inertias[i], (n, 6, 6)) for i in range(nb)]
-    pA = [cross_force(kin.twist[i], kin.twist[i] @ model.spatial_inertias[i].T) for i in range(nb)]
-    if f_ext is not None:
-        pA = [pA[i] - f_ext[:, i] for i in range(nb)]
-    U, Dinv, u, X = [None] * nb, [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb - 1, -1, -1):
-        joint = model.joints[i]
-        S = joint.motion_subspace
-        parent = model.parents[i]
-        k = joint.nv
-        idx = joint.axis_index
-        if idx is not None:                                      # axis along a frame axis: S selects
-            Ui = IA[i][:, :, idx:idx + 1]
-            Di = Ui[:, idx:idx + 1, :]
-            ui = tau[:, model.v_slice(i)] - pA[i][:, idx:idx + 1]
-            Dinv_i = 1.0 / Di
-            U[i], Dinv[i], u[i] = Ui, Dinv_i, ui
-        elif k:
-            Ui = IA[i] @ S                                       # (N, 6, k)
-            Di = S.T @ Ui                                        # (N, k, k): J_r, m^A, or 6x6
-            ui = tau[:, model.v_slice(i)] - pA[i] @ S            # (N, k)
-            Dinv_i = 1.0 / Di if k == 1 else _inverse(Di)
-            U[i], Dinv[i], u[i] = Ui, Dinv_i, ui
-        if parent < 0:
-            continue
-        Ia = IA[i]
-        if k == 1:                                               # rank-one update, no matmul
-            UD = Ui * Dinv_i                                     # (N, 6, 1)
-            Ia = Ia - UD * np.swapaxes(Ui, -1, -2)
-            pa = pA[i] + np.einsum("nij,nj->ni", Ia, kin.bias[i]) + UD[:, :, 0] * ui
-        elif k:
-            UD = Ui @ Dinv_i                                     # (N, 6, k)
-            Ia = Ia - UD @ np.swapaxes(Ui, -1, -2)
-            pa = pA[i] + np.einsum("nij,nj->ni", Ia, kin.bias[i]) + np.einsum("nik,nk->ni", UD, ui)
-        else:
-            pa = pA[i] + np.einsum("nij,nj->ni", Ia, kin.bias[i])
-        Xi = motion_transform_to_child(kin.R[i], kin.p[i])
-        X[i] = Xi
-        IA[parent] = IA[parent] + np.swapaxes(Xi, -1, -2) @ Ia @ Xi
-        pA[parent] = pA[parent] + force_to_parent(kin.R[i], kin.p[i], pa)
-    a_body = [None] * nb
-    qdd = np.zeros((n, model.nv))
-    for i in range(nb):
-        parent = model.parents[i]
-        if parent < 0:
-            ai = kin.root_acceleration.copy()
-        else:
-            ai = motion_to_child(kin.R[i], kin.p[i], a_body[parent]) + kin.bias[i]
-        if model.joints[i].nv:
-            S = model.joints[i].motion_subspace
-            if model.joints[i].nv == 1:
-                acc = Dinv[i][:, 0] * (u[i] - (U[i][:, :, 0] * ai).sum(1)[:, None])
-            else:
-                acc = np.einsum("nkl,nl->nk", Dinv[i], u[i] - np.einsum("nik,ni->nk", U[i], ai))
-            qdd[:, model.v_slice(i)] = acc
-            ai = ai + acc @ S.T
-        a_body[i] = ai
-    return qdd
-
-
-def _inverse3(A):
-    """Inverse of a stack of 3x3 matrices by the adjugate (LAPACK's per-matrix overhead dominates here)."""
-    a, b, c = A[:, 0, 0], A[:, 0, 1], A[:, 0, 2]
-    d, e, f = A[:, 1, 0], A[:, 1, 1], A[:, 1, 2]
-    g, h, i = A[:, 2, 0], A[:, 2, 1], A[:, 2, 2]
-    co = np.stack([e * i - f * h, c * h - b * i, b * f - c * e,
-                   f * g - d * i, a * i - c * g, c * d - a * f,
-                   d * h - e * g, b * g - a * h, a * e - b * d], axis=1).reshape(-1, 3, 3)
-    det = a * co[:, 0, 0] + b * co[:, 1, 0] + c * co[:, 2, 0]
-    return co / det[:, None, None]
-
-
-def _inverse(D):
-    """Inverse of the (N, k, k) apparent inertias: 3x3 adjugate, 6x6 by Schur complement of the 3x3 blocks."""
-    k = D.shape[-1]
-    if D.shape[0] < 64:  # small batches: LAPACK's per-call cost is lower than ~30 numpy calls
-        return np.linalg.inv(D)
-    if k == 3:
-        return _inverse3(D)
-    if k != 6:
-        return np.linalg.inv(D)
-    A, B, C = D[:, :3, :3], D[:, :3, 3:], D[:, 3:, 3:]
-    Ai = _inverse3(A)
-    AiB = Ai @ B
-    Si = _inverse3(C - np.swapaxes(B, -1, -2) @ AiB)
-    top_right = -AiB @ Si
-    out = np.empty_like(D)
-    out[:, :3, :3] = Ai - top_right @ np.swapaxes(AiB, -1, -2)
-    out[:, :3, 3:] = top_right
-    out[:, 3:, :3] = np.swapaxes(top_right, -1, -2)
-    out[:, 3:, 3:] = Si
-    return out
+    if model.external_wrenches or model.loop_closures:
+        if kin is None:
+            kin = forward_kinematics(model, q, v, t)
+        fext = external_body_wrenches(model, kin, t, fext)
+    return articulated_body_sweep(model, q, v, tau, fext, t, work)
 
 
 def forward_dynamics_cut_and_solve(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:

@@ -24,15 +24,13 @@ import numpy as np
 
 from .joints import passive_efforts
 from .kinematics import (
-    cross_force,
     external_body_wrenches,
-    force_to_parent,
     forward_kinematics,
     in_chunks,
-    motion_to_child,
     prepare_fext,
     prepare_inputs,
 )
+from .sweeps import newton_euler_sweep
 
 __all__ = ["inverse_dynamics", "interface_wrenches", "InterfaceWrenches"]
 
@@ -41,7 +39,7 @@ def inverse_dynamics(model, q, v, a, *, fext=None, t=0.0) -> np.ndarray:
     """Actuator efforts (..., nv) that produce the accelerations ``a`` (see module doc)."""
     shape, (qf, vf, af) = prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (a, model.nv, "a")])
     fx = prepare_fext(model, fext, shape)
-    tau = in_chunks(lambda q_, v_, a_, f_: _rnea(model, q_, v_, a_, f_, t)[0], qf, vf, af, fx)
+    tau = in_chunks(lambda q_, v_, a_, f_: _rnea(model, q_, v_, a_, f_, t, full=False), qf, vf, af, fx)
     return (tau - passive_efforts(model, qf, vf)).reshape(shape + (model.nv,))
 
 
@@ -88,47 +86,11 @@ def interface_wrenches(model, q, v, a, *, fext=None, t=0.0) -> InterfaceWrenches
                              tau.reshape(shape + (model.nv,)), emitted.reshape(shape + (nb, 6)))
 
 
-def _rnea(model, q, v, a, fext, t, kin=None):
-    """Flat-batch RNEA: total efforts (N, nv), joint wrenches (N, nb, 6), body accelerations (N, nb, 6)."""
-    if kin is None:
-        loads = fext is not None or model.external_wrenches or model.loop_closures
-        kin = forward_kinematics(model, q, v, t, world=bool(loads) or bool(np.any(model.gravity)))
-    f_ext = external_body_wrenches(model, kin, t, fext)
-    n, nb = q.shape[0], model.n_bodies
-    f = np.zeros((n, nb, 6))
-    acc = np.zeros((n, nb, 6))
-    acc_g = [None] * nb
-    for i in range(nb):
-        joint, parent = model.joints[i], model.parents[i]
-        if parent < 0:
-            ai = kin.root_acceleration.copy()
-        else:
-            ai = motion_to_child(kin.R[i], kin.p[i], acc_g[parent]) + kin.bias[i]
-        if joint.nv:
-            ai = ai + a[:, model.v_slice(i)] @ joint.motion_subspace.T
-        acc_g[i] = ai
-        D = model.spatial_inertias[i]
-        twist = kin.twist[i]
-        # eq. (29): W_ext = D (x_dot' - g) + C(x') D x'  (gravity is inside ai)
-        f[:, i] = ai @ D.T + cross_force(twist, twist @ D.T)
-        if f_ext is not None:
-            f[:, i] -= f_ext[:, i]
-    tau = np.zeros((n, model.nv))
-    for i in range(nb - 1, -1, -1):
-        joint, parent = model.joints[i], model.parents[i]
-        if joint.nv:
-            tau[:, model.v_slice(i)] = f[:, i] @ joint.motion_subspace
-        if parent >= 0:
-            f[:, parent] += force_to_parent(kin.R[i], kin.p[i], f[:, i])
-    for i in range(nb):
-        acc[:, i] = acc_g[i]
-    _remove_gravity(model, kin, acc)  # report true accelerations (g is uniform: exact)
-    return tau, f, acc
-
-
-def _remove_gravity(model, kin, acc):
-    g = model.gravity
-    if not np.any(g):
-        return
-    for i in range(model.n_bodies):
-        acc[:, i, :3] += np.einsum("nji,j->ni", kin.R_world[i], g)
+def _rnea(model, q, v, a, fext, t, kin=None, full=True):
+    """Flat-batch RNEA: total efforts (N, nv) and, with ``full``, joint wrenches (N, nb, 6) and body
+    accelerations (N, nb, 6). ``kin`` is only used for the model's external wrenches and loop closures."""
+    if model.external_wrenches or model.loop_closures:
+        if kin is None:
+            kin = forward_kinematics(model, q, v, t)
+        fext = external_body_wrenches(model, kin, t, fext)
+    return newton_euler_sweep(model, q, v, a, fext, t, full)

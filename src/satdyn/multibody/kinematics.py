@@ -225,7 +225,7 @@ def prepare_inputs(model, named):
     return shape, flat
 
 
-CHUNK = 1024  # batch block size: keeps the (N, 6, 6) temporaries of a sweep in cache (~30 % faster at 10^4)
+CHUNK = 2048  # batch block size: keeps the temporaries of a sweep in cache (2048: fastest at 10^4 samples)
 
 
 def in_chunks(fn, *arrays):

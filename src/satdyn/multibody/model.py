@@ -186,6 +186,11 @@ class Model:
         raise ValueError(f"no joint named {name!r}; joints: {[j.name for j in self.joints]}")
 
     @cached_property
+    def _sweep_constants(self):
+        from .sweeps import build_sweep_constants  # per-body arrays of the dynamics sweeps, built once
+        return build_sweep_constants(self)
+
+    @cached_property
     def _slices(self):
         return (tuple(slice(a, a + j.nq) for a, j in zip(self.idx_q, self.joints)),
                 tuple(slice(a, a + j.nv) for a, j in zip(self.idx_v, self.joints)))

@@ -20,7 +20,8 @@ reaching gimbal lock, where the run stops just before the singularity).
 
 The state is ``x = [q, v]``; ``dq/dt`` follows each joint's kinematics (quaternions with a
 norm-restoring term; the dynamics use normalised quaternions) and ``dv/dt`` is
-:func:`~satdyn.multibody.forward_dynamics`. Returns a :class:`SimulationResult` with named
+:func:`~satdyn.multibody.forward_dynamics` (evaluated by the single-state sweep of
+:mod:`~satdyn.multibody.lean_rhs` when the model allows it, else by the batched one). Returns a :class:`SimulationResult` with named
 outputs: body poses, joint coordinates, interface wrenches, energy and momenta.
 """
 
@@ -38,6 +39,7 @@ from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
+from .lean_rhs import lean_state_derivative
 from .model import Model
 
 __all__ = ["simulate", "SimulationResult", "state_derivative"]
@@ -189,11 +191,21 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
     effort_fn = _effort_function(model, efforts)
     last = [t0]
 
+    lean = lean_state_derivative(model)  # same dynamics, single-state sweep (None: general path)
+    nq = model.nq
+    quat = slice(3, 7) if model.root.kind == "floating" else None
+
     def rhs(t, x):
         if progress is not None and (t - last[0] >= 0.01 * (tf - t0) or t >= tf):
             last[0] = t
             progress(t, tf)
-        return _rhs(model, effort_fn, t, x)
+        if lean is None:
+            return _rhs(model, effort_fn, t, x)
+        q = x[:nq]
+        if quat is not None:   # efforts see the normalised quaternion, as in _rhs
+            q = q.copy()
+            q[quat] /= np.sqrt(q[quat] @ q[quat])
+        return lean(x, effort_fn(t, q, x[nq:]))
 
     events = None
     if model.root.kind == "floating_euler":
