@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ..spatial.algebra import _skew
+from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from .kinematics import _cross
 from .inertia import InertiaBlocks, _reduced, base_inertia_inverse
 

@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from ..spatial.algebra import _skew
+from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from .kinematics import Kinematics, _check_config, _cross, _forward_kinematics
 
 __all__ = [

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spatial import rotvec_from_dcm
-from ..spatial.algebra import _skew  # unchecked variant: inner loop of every algorithm
+from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from ..spatial._checks import as_batch_of, broadcast_batches
 from .joints import joint_placement
 from .model import Model

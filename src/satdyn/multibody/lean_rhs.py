@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy.linalg import lapack
 
-from ..spatial.algebra import _skew
+from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 
 __all__ = ["lean_state_derivative"]
 

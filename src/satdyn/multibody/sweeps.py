@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spatial.algebra import _skew
+from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from .joints import joint_placement
 from .kinematics import motion_transform_to_child
 
