@@ -36,7 +36,7 @@ class _BodyConstants:
     """What the sweeps need of one body, computed once per model."""
 
     __slots__ = ("kind", "parent", "nv", "q_slice", "v_slice", "inertia", "subspace", "axis_index",
-                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects")
+                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T")
 
     def __init__(self, model, i):
         joint = model.joints[i]
@@ -65,6 +65,14 @@ class _BodyConstants:
                 X[k, 3:, 3:] = Bt
                 X[k, :3, 3:] = -Bt @ _skew(joint.position)
             self.x_basis = X.reshape(3, 36)
+        # Revolute about +e_k of the joint frame: R = P0 E(theta), E a plane rotation of the axes (j, l),
+        # X = blockdiag(E^T) X_fixed with X_fixed = [[P0^T, -P0^T skew(p)], [0, P0^T]] constant, so
+        # X^T I X = X_fixed^T (E_b I E_b^T) X_fixed: a 2x2 mixing of rows/columns, then two constant products.
+        self.mix = self.fixed_T = None
+        if joint.kind == "revolute" and self.axis_index is not None:
+            k = self.axis_index - 3
+            self.mix = ((k + 1) % 3, (k + 2) % 3)
+            self.fixed_T = np.ascontiguousarray(self.x_basis[0].reshape(6, 6).T)
 
 
 def sweep_constants(model):
@@ -179,7 +187,7 @@ def _dcm_from_quaternion(quat):
 class _Pass:
     """Placements, twists and velocity-product terms of every body, batch-last."""
 
-    __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first")
+    __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first", "cos_sin")
 
     def __init__(self, model, consts, q, v, t):
         n = q.shape[0]
@@ -189,12 +197,15 @@ class _Pass:
         self.R, self.p, self.X = [None] * nb, [None] * nb, [None] * nb
         self.twist, self.bias = [None] * nb, [None] * nb
         self.first = [None] * nb          # batch-first (R, p) of joints placed by joint_placement
+        self.cos_sin = [None] * nb        # revolute: (cos, sin) of the joint angle (N,)
         g = model.gravity
         for i, c in enumerate(consts):
             vj = vT[c.v_slice]
             if c.kind == "revolute":
                 th = qT[c.q_slice.start]
-                coeffs = np.stack((np.ones(n), np.sin(th), 1.0 - np.cos(th)))     # (3, N)
+                cos, sin = np.cos(th), np.sin(th)
+                coeffs = np.stack((np.ones(n), sin, 1.0 - cos))                    # (3, N)
+                self.cos_sin[i] = (cos, sin)
                 R = (c.rodrigues @ coeffs).reshape(3, 3, n)
                 p = c.position
                 self.X[i] = coeffs          # X is built when needed (hot in cache), see transform()
@@ -304,7 +315,20 @@ class Workspace:
         self.IA = np.empty((nb, 6, 6, n))           # articulated-inertia accumulators, batch-last
         self.first = np.empty((3, n, 6, 6))         # batch-first congruence operands
         self.outer = np.empty((6, 6, n))            # rank-one update
-        self.Ia = np.empty((6, 6, n))               # articulated inertia seen through the joint
+        # Contiguous blocks (first m samples of a flat buffer), for in-place reshapes and BLAS outputs.
+        self._flat = {name: np.empty(size * n) for name, size in
+                      (("Ia", 36), ("mixed", 36), ("pair_j", 12), ("pair_l", 12), ("product", 36), ("congruent", 36))}
+
+    def block(self, name, m):
+        """Contiguous (6, 6, m) (or (12, m)) scratch block ``name`` for the first m samples."""
+        flat = self._flat[name]
+        size = flat.shape[0] // self.n
+        return flat[:size * m].reshape((6, 6, m) if size == 36 else (size, m))
+
+    def owns(self, a, name, m):
+        """Whether ``a`` is the scratch block ``name`` for m samples (free to overwrite)."""
+        flat = self._flat[name]
+        return a.shape[-1] == m and a.flags.c_contiguous and a.ctypes.data == flat.ctypes.data
 
 
 # ---- forward dynamics ---------------------------------------------------------------------------------------
@@ -367,7 +391,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
             UD = Ui * Dinv_i
             outer = np.multiply(UD[:, None], Ui[None, :], out=work.outer[..., :n]) if UD.shape[-1] == n \
                 else UD[:, None] * Ui[None, :]
-            Ia = np.subtract(Ii, outer, out=work.Ia[..., :n]) if outer.shape[-1] == n else Ii - outer
+            Ia = np.subtract(Ii, outer, out=work.block("Ia", n)) if outer.shape[-1] == n else Ii - outer
             pa = pA[i] + _matvec(Ia, kin.bias[i]) + UD * ui
         elif k:
             UD = np.einsum("ikn,kln->iln", Ui, Dinv_i)
@@ -376,8 +400,11 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
         else:
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
-        X = kin.transform(i, c, n, work.X[:n])
-        _congruence(IA, owned, parent, Ia, X, work, n)
+        if c.mix is not None:
+            _accumulate(IA, owned, parent, _congruence_axis(Ia, *kin.cos_sin[i], c, work, n), work, n)
+        else:
+            X = kin.transform(i, c, n, work.X[:n])
+            _congruence(IA, owned, parent, Ia, X, work, n)
         pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
     qdd = np.empty((model.nv, n))
     a_body = [None] * nb
@@ -415,7 +442,42 @@ def _congruence(IA, owned, parent, Ia, X, work, n):
         np.matmul(np.swapaxes(X, -1, -2), product, out=congruent)
     else:                                                    # a constant factor (leaf inertia, weld)
         congruent = np.swapaxes(X, -1, -2) @ np.ascontiguousarray(np.moveaxis(Ia, -1, 0)) @ X
-    update = np.moveaxis(congruent, 0, -1)
+    _accumulate(IA, owned, parent, np.moveaxis(congruent, 0, -1), work, n)
+
+
+def _congruence_axis(Ia, cos, sin, c, work, n):
+    """``X^T Ia X`` (6, 6, N) for a revolute joint about a frame axis (see ``_BodyConstants.mix``).
+
+    ``E_b Ia E_b^T`` (``E_b = blockdiag(E, E)``) only mixes the rows, then the columns, ``j`` and
+    ``l`` of each 3x3 block: ``(r_j, r_l) <- (cos r_j - sin r_l, sin r_j + cos r_l)``; the constant
+    ``X_fixed`` is then applied as two large products (one BLAS call each), all batch-last.
+    """
+    j, l = c.mix
+    if work.owns(Ia, "Ia", n):
+        M = Ia                                                   # this body's scratch: mixed in place
+    else:                                                        # a constant or shared factor: mix a copy
+        M = work.block("mixed", n)
+        np.copyto(M, Ia)
+    t_j, t_l = work.block("pair_j", n), work.block("pair_l", n)
+    rows = M.reshape(2, 3, 6, n).transpose(1, 0, 2, 3)         # rows[k]: row k of both 3x6 halves
+    cols = M.reshape(6, 2, 3, n).transpose(2, 0, 1, 3)         # cols[k]: column k of both 6x3 halves
+    for view in (rows, cols):
+        r_j, r_l = view[j], view[l]
+        a_j, a_l = t_j.reshape(r_j.shape), t_l.reshape(r_l.shape)
+        np.multiply(r_j, sin, out=a_j)
+        np.multiply(r_l, sin, out=a_l)
+        r_j *= cos
+        r_j -= a_l
+        r_l *= cos
+        r_l += a_j
+    Y = work.block("product", n)
+    np.matmul(c.fixed_T, M.reshape(6, 6 * n), out=Y.reshape(6, 6 * n))   # Y = X_fixed^T M
+    # Y X_fixed = (X_fixed^T Y^T)^T; Y^T's 6 stacked (6, N) slices are Y's, and the result is symmetric.
+    return np.matmul(c.fixed_T, Y, out=work.block("congruent", n))
+
+
+def _accumulate(IA, owned, parent, update, work, n):
+    """``IA[parent] += update``, into the parent's workspace accumulator once it varies over the batch."""
     if owned[parent]:
         IA[parent] += update
     elif update.shape[-1] == n:

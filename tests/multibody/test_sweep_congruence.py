@@ -1,0 +1,74 @@
+"""The frame-aligned revolute congruence of the articulated sweep against the generic 6x6 product.
+
+``sweeps._congruence_axis`` computes ``X^T Ia X`` for a revolute joint about +e_k of its frame as a
+2x2 mixing of rows and columns plus two constant products. Reference: the same congruence with
+the full 6x6 ``X`` of ``kinematics.motion_transform_to_child`` from ``joints.joint_placement``
+(independent construction, batch-first ``np.matmul``). Both are a few dozen floating-point
+operations on O(1) entries, hence 1e-12 relative.
+"""
+
+import numpy as np
+import pytest
+
+import satdyn.multibody as mb
+from satdyn.multibody import sweeps
+from satdyn.multibody.joints import joint_placement
+from satdyn.multibody.kinematics import motion_transform_to_child
+from satdyn.spatial import dcm_from_rotvec
+
+
+def _arm(rng):
+    """Fixed root and four revolute links: axes +x, +y, +z (frame-aligned) with random fixed rotations."""
+    b = mb.ModelBuilder(name="aligned")
+    b.add_body(mb.body("base", 3.0, inertia=np.diag([1.0, 2.0, 3.0])), mb.fixed_root("base"))
+    parent = "base"
+    for k, axis in enumerate(([1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [0, 0, 1.0])):
+        rotation = dcm_from_rotvec(rng.normal(size=3)) if k != 3 else None
+        b.add_body(mb.body(f"l{k}", 1.0 + k, com=rng.normal(size=3) * 0.1, inertia=np.diag([0.3, 0.2, 0.25])),
+                   mb.revolute_joint(f"q{k}", axis, rotation=rotation), parent=parent,
+                   position=rng.normal(size=3))
+        parent = f"l{k}"
+    return b.build()
+
+
+@pytest.mark.parametrize("n, n_work", [(37, 37), (37, 64)])      # full block, short last block
+@pytest.mark.parametrize("constant_factor", [False, True])        # batch-varying Ia, constant (6, 6, 1)
+def test_aligned_revolute_congruence_matches_generic(n, n_work, constant_factor):
+    rng = np.random.default_rng(11)
+    model = _arm(rng)
+    consts = sweeps.sweep_constants(model)
+    work = sweeps.Workspace(model, n_work)
+    checked = 0
+    for i, c in enumerate(consts):
+        if c.mix is None:
+            continue
+        A = rng.normal(size=(1 if constant_factor else n, 6, 6))
+        Ia_first = A + np.swapaxes(A, -1, -2)
+        Ia = np.ascontiguousarray(np.moveaxis(Ia_first, 0, -1))        # batch-last (6, 6, N or 1)
+        theta = rng.uniform(-np.pi, np.pi, n)
+        R, p = joint_placement(c.joint, theta[:, None])
+        X = motion_transform_to_child(R, p)
+        expected = np.swapaxes(X, -1, -2) @ Ia_first @ X
+        got = sweeps._congruence_axis(Ia.copy(), np.cos(theta), np.sin(theta), c, work, n)
+        np.testing.assert_allclose(np.moveaxis(got, -1, 0), expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+        checked += 1
+    assert checked == 4
+
+
+def test_scratch_inertia_is_mixed_in_place():
+    """When ``Ia`` is the workspace block of this body it is overwritten, and the result still matches."""
+    rng = np.random.default_rng(12)
+    model = _arm(rng)
+    c = sweeps.sweep_constants(model)[2]
+    n = 50
+    work = sweeps.Workspace(model, n)
+    Ia = work.block("Ia", n)
+    A = rng.normal(size=(6, 6, n))
+    Ia[...] = A + np.swapaxes(A, 0, 1)
+    Ia_first = np.moveaxis(Ia, -1, 0).copy()
+    theta = rng.uniform(-np.pi, np.pi, n)
+    X = motion_transform_to_child(*joint_placement(c.joint, theta[:, None]))
+    got = sweeps._congruence_axis(Ia, np.cos(theta), np.sin(theta), c, work, n)
+    expected = np.swapaxes(X, -1, -2) @ Ia_first @ X
+    np.testing.assert_allclose(np.moveaxis(got, -1, 0), expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    assert work.owns(Ia, "Ia", n)
