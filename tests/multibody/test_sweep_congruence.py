@@ -72,3 +72,51 @@ def test_scratch_inertia_is_mixed_in_place():
     expected = np.swapaxes(X, -1, -2) @ Ia_first @ X
     np.testing.assert_allclose(np.moveaxis(got, -1, 0), expected, rtol=0, atol=1e-12 * np.abs(expected).max())
     assert work.owns(Ia, "Ia", n)
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_aligned_revolute_chain_matches_pinocchio(floating):
+    """Whole sweeps on a chain of frame-aligned revolute joints, with and without a fixed rotation P0
+    (identity P0 skips a product: both branches), against Pinocchio (independent implementation;
+    1e-9 relative as the other oracle tests)."""
+    import pinocchio as pin
+
+    rng = np.random.default_rng(13)
+    b = mb.ModelBuilder(name="aligned_chain", gravity=[0.0, 0.0, -9.81])
+    pm = pin.Model()
+    pm.gravity = pin.Motion(np.array([0.0, 0.0, -9.81]), np.zeros(3))
+    J0 = np.diag([4.0, 3.0, 2.0])
+    if floating:
+        b.add_body(mb.body("base", 20.0, inertia=J0), mb.floating_root("base"))
+        jid = pm.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+        pm.appendBodyToJoint(jid, pin.Inertia(20.0, np.zeros(3), J0), pin.SE3.Identity())
+    else:
+        b.add_body(mb.body("base", 20.0, inertia=J0), mb.fixed_root("base"))
+        jid = 0
+    parent = "base"
+    for k in range(6):
+        axis = np.eye(3)[k % 3]
+        rotation = np.eye(3) if k % 2 == 0 else dcm_from_rotvec(rng.normal(size=3))
+        position = rng.normal(size=3) * 0.5
+        mass, com = 1.0 + k, rng.normal(size=3) * 0.2
+        A = rng.normal(size=(3, 3))
+        J = A @ A.T + 0.1 * np.eye(3)
+        b.add_body(mb.body(f"l{k}", mass, com=com, inertia=J), mb.revolute_joint(f"q{k}", axis, rotation=rotation),
+                   parent=parent, position=position)
+        jid = pm.addJoint(jid, pin.JointModelRevoluteUnaligned(axis), pin.SE3(rotation, position), f"q{k}")
+        pm.appendBodyToJoint(jid, pin.Inertia(mass, com, J), pin.SE3.Identity())
+        parent = f"l{k}"
+    model = b.build()
+    assert sum(c.mix is not None for c in sweeps.sweep_constants(model)) == 6
+    pd = pm.createData()
+    n = 40
+    q = np.array([pin.randomConfiguration(pm, -np.ones(pm.nq), np.ones(pm.nq)) for _ in range(n)])
+    v = rng.normal(size=(n, model.nv))
+    tau = rng.normal(size=(n, model.nv)) * 5
+    a = mb.forward_dynamics(model, q, v, tau)
+    t = mb.inverse_dynamics(model, q, v, a)
+    for k in range(n):
+        ref = pin.aba(pm, pd, q[k], v[k], tau[k]).copy()
+        assert np.abs(a[k] - ref).max() / max(1.0, np.abs(ref).max()) < 1e-9
+        ref_t = pin.rnea(pm, pd, q[k], v[k], a[k]).copy()
+        assert np.abs(t[k] - ref_t).max() / max(1.0, np.abs(ref_t).max()) < 1e-9

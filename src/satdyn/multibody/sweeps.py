@@ -36,7 +36,7 @@ class _BodyConstants:
     """What the sweeps need of one body, computed once per model."""
 
     __slots__ = ("kind", "parent", "nv", "q_slice", "v_slice", "inertia", "subspace", "axis_index",
-                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T")
+                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T", "fixed_rotation")
 
     def __init__(self, model, i):
         joint = model.joints[i]
@@ -68,11 +68,13 @@ class _BodyConstants:
         # Revolute about +e_k of the joint frame: R = P0 E(theta), E a plane rotation of the axes (j, l),
         # X = blockdiag(E^T) X_fixed with X_fixed = [[P0^T, -P0^T skew(p)], [0, P0^T]] constant, so
         # X^T I X = X_fixed^T (E_b I E_b^T) X_fixed: a 2x2 mixing of rows/columns, then two constant products.
-        self.mix = self.fixed_T = None
+        self.mix = self.fixed_T = self.fixed_rotation = None
         if joint.kind == "revolute" and self.axis_index is not None:
             k = self.axis_index - 3
             self.mix = ((k + 1) % 3, (k + 2) % 3)
             self.fixed_T = np.ascontiguousarray(self.x_basis[0].reshape(6, 6).T)
+            if not np.array_equal(joint.rotation, np.eye(3)):     # P0 (identity: skipped)
+                self.fixed_rotation = np.ascontiguousarray(joint.rotation)
 
 
 def sweep_constants(model):
@@ -123,6 +125,35 @@ def _motion_to_child(R, p, m):
 def _force_to_parent(R, p, f):
     """Child-frame wrench at the child origin -> parent frame at the parent origin (6, N)."""
     out = _rotate_pair(R, f)
+    out[3:] += cross3(p, out[:3])
+    return out
+
+
+def _mix_pairs(m, j, l, cos, sin):
+    """In place: ``(m_j, m_l) <- (cos m_j - sin m_l, sin m_j + cos m_l)`` in both halves of m (6, N)."""
+    mm = m.reshape(2, 3, -1)
+    a_j, a_l = mm[:, j] * sin, mm[:, l] * sin
+    mm[:, j] *= cos
+    mm[:, j] -= a_l
+    mm[:, l] *= cos
+    mm[:, l] += a_j
+    return m
+
+
+def _aligned_motion_to_child(c, cos, sin, p, m):
+    """``_motion_to_child`` for a revolute joint about a frame axis: ``R^T = E^T P0^T``, E a plane rotation."""
+    shifted = np.array(m)
+    shifted[:3] += cross3(m[3:], p)
+    if c.fixed_rotation is not None:
+        shifted = np.matmul(c.fixed_rotation.T, shifted.reshape(2, 3, -1)).reshape(6, -1)
+    return _mix_pairs(shifted, *c.mix, cos, -sin)
+
+
+def _aligned_force_to_parent(c, cos, sin, p, f):
+    """``_force_to_parent`` for a revolute joint about a frame axis: ``R = P0 E``."""
+    out = _mix_pairs(np.array(f), *c.mix, cos, sin)
+    if c.fixed_rotation is not None:
+        out = np.matmul(c.fixed_rotation, out.reshape(2, 3, -1)).reshape(6, -1)
     out[3:] += cross3(p, out[:3])
     return out
 
@@ -235,7 +266,8 @@ class _Pass:
                     self.root_acceleration = ghost
                 self.bias[i] = None
             else:
-                child = _motion_to_child(R, p, self.twist[c.parent])
+                child = _aligned_motion_to_child(c, *self.cos_sin[i], p, self.twist[c.parent]) \
+                    if c.mix is not None else _motion_to_child(R, p, self.twist[c.parent])
                 if c.axis_index is not None:            # S qd has one non-zero component
                     rate = vj[0]
                     child[c.axis_index] += rate
@@ -246,6 +278,18 @@ class _Pass:
                     self.bias[i] = _cross_motion(child, joint_twist)
                 self.twist[i] = child
             self.R[i], self.p[i] = R, p
+
+    def to_child(self, i, c, m):
+        """Motion ``m`` (6, N) of the parent (at its origin, its frame) in body i's frame at its origin."""
+        if c.mix is not None:
+            return _aligned_motion_to_child(c, *self.cos_sin[i], self.p[i], m)
+        return _motion_to_child(self.R[i], self.p[i], m)
+
+    def to_parent(self, i, c, f):
+        """Wrench ``f`` (6, N) on body i (at its origin, its frame) in the parent's frame at its origin."""
+        if c.mix is not None:
+            return _aligned_force_to_parent(c, *self.cos_sin[i], self.p[i], f)
+        return _force_to_parent(self.R[i], self.p[i], f)
 
     def transform(self, i, c, n, out=None):
         """Batch-first 6x6 ``X`` (N, 6, 6) or (1, 6, 6) of body i (motion: parent origin -> child).
@@ -405,14 +449,14 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
         else:
             X = kin.transform(i, c, n, work.X[:n])
             _congruence(IA, owned, parent, Ia, X, work, n)
-        pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
+        pA[parent] = pA[parent] + kin.to_parent(i, c, pa)
     qdd = np.empty((model.nv, n))
     a_body = [None] * nb
     for i, c in enumerate(consts):
         if c.parent < 0:
             ai = kin.root_acceleration
         else:
-            ai = _motion_to_child(kin.R[i], kin.p[i], a_body[c.parent]) + kin.bias[i]
+            ai = kin.to_child(i, c, a_body[c.parent]) + kin.bias[i]
         k = c.nv
         if k == 1:
             acc = Dinv[i] * (u[i] - _dot6(U[i], ai))
@@ -539,7 +583,7 @@ def newton_euler_sweep(model, q, v, a, f_ext, t, full=False):
         if c.parent < 0:
             ai = kin.root_acceleration
         else:
-            ai = _motion_to_child(kin.R[i], kin.p[i], acc[c.parent]) + kin.bias[i]
+            ai = kin.to_child(i, c, acc[c.parent]) + kin.bias[i]
         if c.nv:
             ai = ai + c.subspace @ aT[c.v_slice]
         acc[i] = ai
@@ -554,7 +598,7 @@ def newton_euler_sweep(model, q, v, a, f_ext, t, full=False):
         if c.nv:
             tau[c.v_slice] = c.subspace.T @ f[i]
         if c.parent >= 0:
-            f[c.parent] = f[c.parent] + _force_to_parent(kin.R[i], kin.p[i], f[i])
+            f[c.parent] = f[c.parent] + kin.to_parent(i, c, f[i])
     if not full:
         return tau.T
     wrenches = np.stack([np.broadcast_to(fi, (6, n)) for fi in f]).transpose(2, 0, 1)
