@@ -36,7 +36,7 @@ class _BodyConstants:
     """What the sweeps need of one body, computed once per model."""
 
     __slots__ = ("kind", "parent", "nv", "q_slice", "v_slice", "inertia", "subspace", "axis_index",
-                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T", "fixed_rotation")
+                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T")
 
     def __init__(self, model, i):
         joint = model.joints[i]
@@ -68,13 +68,11 @@ class _BodyConstants:
         # Revolute about +e_k of the joint frame: R = P0 E(theta), E a plane rotation of the axes (j, l),
         # X = blockdiag(E^T) X_fixed with X_fixed = [[P0^T, -P0^T skew(p)], [0, P0^T]] constant, so
         # X^T I X = X_fixed^T (E_b I E_b^T) X_fixed: a 2x2 mixing of rows/columns, then two constant products.
-        self.mix = self.fixed_T = self.fixed_rotation = None
+        self.mix = self.fixed_T = None
         if joint.kind == "revolute" and self.axis_index is not None:
             k = self.axis_index - 3
             self.mix = ((k + 1) % 3, (k + 2) % 3)
             self.fixed_T = np.ascontiguousarray(self.x_basis[0].reshape(6, 6).T)
-            if not np.array_equal(joint.rotation, np.eye(3)):     # P0 (identity: skipped)
-                self.fixed_rotation = np.ascontiguousarray(joint.rotation)
 
 
 def sweep_constants(model):
@@ -140,22 +138,14 @@ def _mix_pairs(m, j, l, cos, sin):
     return m
 
 
-def _aligned_motion_to_child(c, cos, sin, p, m):
-    """``_motion_to_child`` for a revolute joint about a frame axis: ``R^T = E^T P0^T``, E a plane rotation."""
-    shifted = np.array(m)
-    shifted[:3] += cross3(m[3:], p)
-    if c.fixed_rotation is not None:
-        shifted = np.matmul(c.fixed_rotation.T, shifted.reshape(2, 3, -1)).reshape(6, -1)
-    return _mix_pairs(shifted, *c.mix, cos, -sin)
+def _aligned_motion_to_child(c, cos, sin, m):
+    """``_motion_to_child`` for a revolute joint about a frame axis: ``E_b^T (X_fixed m)``, E a plane rotation."""
+    return _mix_pairs(np.matmul(c.fixed_T.T, m), *c.mix, cos, -sin)
 
 
-def _aligned_force_to_parent(c, cos, sin, p, f):
-    """``_force_to_parent`` for a revolute joint about a frame axis: ``R = P0 E``."""
-    out = _mix_pairs(np.array(f), *c.mix, cos, sin)
-    if c.fixed_rotation is not None:
-        out = np.matmul(c.fixed_rotation, out.reshape(2, 3, -1)).reshape(6, -1)
-    out[3:] += cross3(p, out[:3])
-    return out
+def _aligned_force_to_parent(c, cos, sin, f):
+    """``_force_to_parent`` for a revolute joint about a frame axis: ``X_fixed^T (E_b f)``."""
+    return np.matmul(c.fixed_T, _mix_pairs(np.array(f), *c.mix, cos, sin))
 
 
 def _cross_pair(a, m):
@@ -266,7 +256,7 @@ class _Pass:
                     self.root_acceleration = ghost
                 self.bias[i] = None
             else:
-                child = _aligned_motion_to_child(c, *self.cos_sin[i], p, self.twist[c.parent]) \
+                child = _aligned_motion_to_child(c, *self.cos_sin[i], self.twist[c.parent]) \
                     if c.mix is not None else _motion_to_child(R, p, self.twist[c.parent])
                 if c.axis_index is not None:            # S qd has one non-zero component
                     rate = vj[0]
@@ -282,13 +272,13 @@ class _Pass:
     def to_child(self, i, c, m):
         """Motion ``m`` (6, N) of the parent (at its origin, its frame) in body i's frame at its origin."""
         if c.mix is not None:
-            return _aligned_motion_to_child(c, *self.cos_sin[i], self.p[i], m)
+            return _aligned_motion_to_child(c, *self.cos_sin[i], m)
         return _motion_to_child(self.R[i], self.p[i], m)
 
     def to_parent(self, i, c, f):
         """Wrench ``f`` (6, N) on body i (at its origin, its frame) in the parent's frame at its origin."""
         if c.mix is not None:
-            return _aligned_force_to_parent(c, *self.cos_sin[i], self.p[i], f)
+            return _aligned_force_to_parent(c, *self.cos_sin[i], f)
         return _force_to_parent(self.R[i], self.p[i], f)
 
     def transform(self, i, c, n, out=None):
