@@ -225,7 +225,7 @@ def prepare_inputs(model, named):
     return shape, flat
 
 
-CHUNK = 4096  # largest batch block: keeps the temporaries of a sweep in cache (measured, see docs/multibody.md)
+CHUNK = 2048  # largest batch block: temporaries stay in cache, BLAS stays single-threaded (see docs/multibody.md)
 
 
 def block_size(n):
