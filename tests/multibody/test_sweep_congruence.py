@@ -120,3 +120,15 @@ def test_aligned_revolute_chain_matches_pinocchio(floating):
         assert np.abs(a[k] - ref).max() / max(1.0, np.abs(ref).max()) < 1e-9
         ref_t = pin.rnea(pm, pd, q[k], v[k], a[k]).copy()
         assert np.abs(t[k] - ref_t).max() / max(1.0, np.abs(ref_t).max()) < 1e-9
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_unit_cross_support_holds_every_nonzero(index):
+    """``_unit_cross_support`` (used to skip columns of a matrix-vector product) against the explicit
+    ``_cross_unit`` on random velocities: outside the support the product is exactly zero."""
+    rng = np.random.default_rng(14)
+    v = rng.normal(size=(6, 9))
+    out = sweeps._cross_unit(v, index, rng.normal(size=9))
+    outside = np.setdiff1d(np.arange(6), sweeps._unit_cross_support(index))
+    assert np.all(out[outside] == 0.0)
+    assert np.all(out[list(sweeps._unit_cross_support(index))] != 0.0)

@@ -178,6 +178,13 @@ def _cross_unit(v, index, rate):
     return out
 
 
+def _unit_cross_support(index):
+    """Components of ``_cross_unit(v, index, rate)`` that can be non-zero."""
+    k = index % 3
+    j, l = (k + 1) % 3, (k + 2) % 3
+    return (j, l, j + 3, l + 3) if index >= 3 else (j, l)
+
+
 def _cross_force(v, f):
     """``v x* f`` = ``[w x F; u x F + w x T]`` (6, N), ``v = [u; w]`` (seed 004's C(x') f)."""
     out = _cross_pair(v[3:], f)
@@ -185,10 +192,11 @@ def _cross_force(v, f):
     return out
 
 
-def _matvec(M, x):
-    """``M x`` for (6, 6, N) or (6, 6, 1) M and (6, N) x."""
-    out = M[:, 0] * x[0]
-    for j in range(1, 6):
+def _matvec(M, x, support=range(6)):
+    """``M x`` for (6, 6, N) or (6, 6, 1) M and (6, N) x, whose non-zero components are in ``support``."""
+    first, *rest = support
+    out = M[:, first] * x[first]
+    for j in rest:
         out += M[:, j] * x[j]
     return out
 
@@ -426,7 +434,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
             outer = np.multiply(UD[:, None], Ui[None, :], out=work.outer[..., :n]) if UD.shape[-1] == n \
                 else UD[:, None] * Ui[None, :]
             Ia = np.subtract(Ii, outer, out=work.block("Ia", n)) if outer.shape[-1] == n else Ii - outer
-            pa = pA[i] + _matvec(Ia, kin.bias[i]) + UD * ui
+            pa = pA[i] + _matvec(Ia, kin.bias[i], _unit_cross_support(idx) if idx is not None else range(6)) + UD * ui
         elif k:
             UD = np.einsum("ikn,kln->iln", Ui, Dinv_i)
             Ia = Ii - np.einsum("ikn,jkn->ijn", UD, Ui)
