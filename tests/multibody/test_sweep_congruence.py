@@ -1,7 +1,7 @@
 """The frame-aligned revolute congruence of the articulated sweep against the generic 6x6 product.
 
-``sweeps._congruence_axis`` computes ``X^T Ia X`` for a revolute joint about +e_k of its frame as a
-2x2 mixing of rows and columns plus two constant products. Reference: the same congruence with
+``aligned_revolute.congruence_axis`` computes ``X^T Ia X`` for a revolute joint about +e_k of its
+frame as a 2x2 mixing of rows plus a constant product, twice (the second time on the transpose). Reference: the same congruence with
 the full 6x6 ``X`` of ``kinematics.motion_transform_to_child`` from ``joints.joint_placement``
 (independent construction, batch-first ``np.matmul``). Both are a few dozen floating-point
 operations on O(1) entries, hence 1e-12 relative.
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import satdyn.multibody as mb
-from satdyn.multibody import sweeps
+from satdyn.multibody import aligned_revolute, sweeps
 from satdyn.multibody.joints import joint_placement
 from satdyn.multibody.kinematics import motion_transform_to_child
 from satdyn.spatial import dcm_from_rotvec
@@ -49,7 +49,7 @@ def test_aligned_revolute_congruence_matches_generic(n, n_work, constant_factor)
         R, p = joint_placement(c.joint, theta[:, None])
         X = motion_transform_to_child(R, p)
         expected = np.swapaxes(X, -1, -2) @ Ia_first @ X
-        got = sweeps._congruence_axis(Ia.copy(), np.cos(theta), np.sin(theta), c, work, n)
+        got = aligned_revolute.congruence_axis(Ia.copy(), np.cos(theta), np.sin(theta), c, work, n)
         np.testing.assert_allclose(np.moveaxis(got, -1, 0), expected, rtol=0, atol=1e-12 * np.abs(expected).max())
         checked += 1
     assert checked == 4
@@ -68,7 +68,7 @@ def test_scratch_inertia_is_mixed_in_place():
     Ia_first = np.moveaxis(Ia, -1, 0).copy()
     theta = rng.uniform(-np.pi, np.pi, n)
     X = motion_transform_to_child(*joint_placement(c.joint, theta[:, None]))
-    got = sweeps._congruence_axis(Ia, np.cos(theta), np.sin(theta), c, work, n)
+    got = aligned_revolute.congruence_axis(Ia, np.cos(theta), np.sin(theta), c, work, n)
     expected = np.swapaxes(X, -1, -2) @ Ia_first @ X
     np.testing.assert_allclose(np.moveaxis(got, -1, 0), expected, rtol=0, atol=1e-12 * np.abs(expected).max())
     assert work.owns(Ia, "Ia", n)

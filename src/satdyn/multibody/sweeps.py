@@ -11,10 +11,12 @@ axis. With the batch first, the 3- and 6-vectors of a sweep put a 3- or 6-long i
 under every operation and the sweep is dominated by loop overhead; here every vector is
 stored ``(6, N)``, every rotation ``(3, 3, N)`` and every articulated inertia ``(6, 6, N)``,
 so each operation is one long contiguous loop, and the rotations and cross products are
-written out by component. Only the congruence ``X^T I X`` of the articulated inertia is done
-batch-first, where ``np.matmul``'s stacked 6x6 products are fastest. A revolute joint's
-placement is linear in ``(1, sin, 1 - cos)`` of its angle; its ``R`` and its 6x6 ``X`` are one
-small matrix product with constant bases built once per model (:func:`sweep_constants`).
+written out by component. A revolute joint about a frame axis (``R = P0 E(theta)``, E a plane
+rotation) moves motions, wrenches and articulated inertias by a constant 6x6 product and a 2x2
+mixing of rows (:mod:`.aligned_revolute`); other joints' congruence ``X^T I X`` is done batch-first
+by ``np.matmul``'s stacked 6x6 products. A revolute joint's placement is linear in
+``(1, sin, 1 - cos)`` of its angle; its ``R`` and its 6x6 ``X`` are one small matrix product
+with constant bases built once per model (:func:`sweep_constants`).
 
 The equations are those of :mod:`~satdyn.multibody.forward_dynamics` (articulated sweep,
 seed 004 §3.6 option b) and :mod:`~satdyn.multibody.inverse_dynamics` (eq. 29, 35, 45, 65).
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
+from .aligned_revolute import aligned_force_to_parent, aligned_motion_to_child, congruence_axis
 from .joints import joint_placement
 from .kinematics import motion_transform_to_child
 
@@ -125,27 +128,6 @@ def _force_to_parent(R, p, f):
     out = _rotate_pair(R, f)
     out[3:] += cross3(p, out[:3])
     return out
-
-
-def _mix_pairs(m, j, l, cos, sin):
-    """In place: ``(m_j, m_l) <- (cos m_j - sin m_l, sin m_j + cos m_l)`` in both halves of m (6, N)."""
-    mm = m.reshape(2, 3, -1)
-    a_j, a_l = mm[:, j] * sin, mm[:, l] * sin
-    mm[:, j] *= cos
-    mm[:, j] -= a_l
-    mm[:, l] *= cos
-    mm[:, l] += a_j
-    return m
-
-
-def _aligned_motion_to_child(c, cos, sin, m):
-    """``_motion_to_child`` for a revolute joint about a frame axis: ``E_b^T (X_fixed m)``, E a plane rotation."""
-    return _mix_pairs(np.matmul(c.fixed_T.T, m), *c.mix, cos, -sin)
-
-
-def _aligned_force_to_parent(c, cos, sin, f):
-    """``_force_to_parent`` for a revolute joint about a frame axis: ``X_fixed^T (E_b f)``."""
-    return np.matmul(c.fixed_T, _mix_pairs(np.array(f), *c.mix, cos, sin))
 
 
 def _cross_pair(a, m):
@@ -264,7 +246,7 @@ class _Pass:
                     self.root_acceleration = ghost
                 self.bias[i] = None
             else:
-                child = _aligned_motion_to_child(c, *self.cos_sin[i], self.twist[c.parent]) \
+                child = aligned_motion_to_child(c, *self.cos_sin[i], self.twist[c.parent]) \
                     if c.mix is not None else _motion_to_child(R, p, self.twist[c.parent])
                 if c.axis_index is not None:            # S qd has one non-zero component
                     rate = vj[0]
@@ -280,13 +262,13 @@ class _Pass:
     def to_child(self, i, c, m):
         """Motion ``m`` (6, N) of the parent (at its origin, its frame) in body i's frame at its origin."""
         if c.mix is not None:
-            return _aligned_motion_to_child(c, *self.cos_sin[i], m)
+            return aligned_motion_to_child(c, *self.cos_sin[i], m)
         return _motion_to_child(self.R[i], self.p[i], m)
 
     def to_parent(self, i, c, f):
         """Wrench ``f`` (6, N) on body i (at its origin, its frame) in the parent's frame at its origin."""
         if c.mix is not None:
-            return _aligned_force_to_parent(c, *self.cos_sin[i], f)
+            return aligned_force_to_parent(c, *self.cos_sin[i], f)
         return _force_to_parent(self.R[i], self.p[i], f)
 
     def transform(self, i, c, n, out=None):
@@ -443,7 +425,7 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
         if c.mix is not None:
-            _accumulate(IA, owned, parent, _congruence_axis(Ia, *kin.cos_sin[i], c, work, n), work, n)
+            _accumulate(IA, owned, parent, congruence_axis(Ia, *kin.cos_sin[i], c, work, n), work, n)
         else:
             X = kin.transform(i, c, n, work.X[:n])
             _congruence(IA, owned, parent, Ia, X, work, n)
@@ -485,42 +467,6 @@ def _congruence(IA, owned, parent, Ia, X, work, n):
     else:                                                    # a constant factor (leaf inertia, weld)
         congruent = np.swapaxes(X, -1, -2) @ np.ascontiguousarray(np.moveaxis(Ia, -1, 0)) @ X
     _accumulate(IA, owned, parent, np.moveaxis(congruent, 0, -1), work, n)
-
-
-def _congruence_axis(Ia, cos, sin, c, work, n):
-    """``X^T Ia X`` (6, 6, N) for a revolute joint about a frame axis (see ``_BodyConstants.mix``).
-
-    ``E_b M`` (``E_b = blockdiag(E, E)``) only mixes the rows ``j`` and ``l`` of each 3x6 half:
-    ``(r_j, r_l) <- (cos r_j - sin r_l, sin r_j + cos r_l)``; the constant ``X_fixed^T`` is one large
-    product (one BLAS call), all batch-last. Returns a workspace block.
-    """
-    j, l = c.mix
-    if work.owns(Ia, "Ia", n):
-        M = Ia                                                   # this body's scratch: mixed in place
-    else:                                                        # a constant or shared factor: mix a copy
-        M = work.block("mixed", n)
-        np.copyto(M, Ia)
-    t_j, t_l = work.block("pair_j", n), work.block("pair_l", n)
-    Y = work.block("product", n)
-    T = work.block("congruent", n)
-    # F = X_fixed^T (E_b M E_b^T) X_fixed = H X' with H = X_fixed^T E_b M and X' = E_b^T X_fixed; F is
-    # symmetric, so F = X'^T H^T: the second half is the first applied to H^T, and every mixing acts
-    # on whole rows (contiguous (6, N) slices; column slices are about twice as slow).
-    for step in range(2):
-        rows = M.reshape(2, 3, 6, n).transpose(1, 0, 2, 3)     # rows[k]: row k of both 3x6 halves
-        r_j, r_l = rows[j], rows[l]
-        a_j, a_l = t_j.reshape(r_j.shape), t_l.reshape(r_l.shape)
-        np.multiply(r_j, sin, out=a_j)
-        np.multiply(r_l, sin, out=a_l)
-        r_j *= cos
-        r_j -= a_l
-        r_l *= cos
-        r_l += a_j
-        np.matmul(c.fixed_T, M.reshape(6, 6 * n), out=Y.reshape(6, 6 * n))   # X_fixed^T (E_b M)
-        if step == 0:
-            np.copyto(T, Y.transpose(1, 0, 2))                                # H^T
-            M = T
-    return Y
 
 
 def _accumulate(IA, owned, parent, update, work, n):
