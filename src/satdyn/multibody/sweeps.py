@@ -338,7 +338,7 @@ class Workspace:
         self.X = np.empty((n, 6, 6))                # batch-first motion transform of the current body
         self.IA = np.empty((nb, 6, 6, n))           # articulated-inertia accumulators, batch-last
         self.first = np.empty((3, n, 6, 6))         # batch-first congruence operands
-        self.outer = np.empty((6, 6, n))            # rank-one update
+        self.outer = np.empty((1, 6, n))            # one row of the rank-one update
         # Contiguous blocks (first m samples of a flat buffer), for in-place reshapes and BLAS outputs.
         self._flat = {name: np.empty(size * n) for name, size in
                       (("Ia", 36), ("mixed", 36), ("pair_j", 12), ("pair_l", 12), ("product", 36), ("congruent", 36))}
@@ -413,9 +413,13 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
             continue
         if k == 1:                                              # rank-one update
             UD = Ui * Dinv_i
-            outer = np.multiply(UD[:, None], Ui[None, :], out=work.outer[..., :n]) if UD.shape[-1] == n \
-                else UD[:, None] * Ui[None, :]
-            Ia = np.subtract(Ii, outer, out=work.block("Ia", n)) if outer.shape[-1] == n else Ii - outer
+            if UD.shape[-1] == n:           # row by row: the (6, N) product stays in cache (no (6, 6, N) outer)
+                Ia, row = work.block("Ia", n), work.outer[0, :, :n]
+                for a in range(6):
+                    np.multiply(Ui, UD[a], out=row)
+                    np.subtract(Ii[a], row, out=Ia[a])
+            else:
+                Ia = Ii - UD[:, None] * Ui[None, :]
             pa = pA[i] + _matvec(Ia, kin.bias[i], _unit_cross_support(idx) if idx is not None else range(6)) + UD * ui
         elif k:
             UD = np.einsum("ikn,kln->iln", Ui, Dinv_i)
