@@ -46,7 +46,7 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
     """Generalized accelerations ``dv/dt`` (..., nv) by the articulated-body sweep (see module doc)."""
     shape, (qf, vf, tf) = _inputs(model, q, v, tau)
     fx = prepare_fext(model, fext, shape)
-    work = Workspace(model, min(qf.shape[0], kinematics.CHUNK))  # scratch arrays shared by all blocks
+    work = Workspace(model, kinematics.block_size(qf.shape[0]))  # scratch arrays shared by all blocks
     a = in_chunks(lambda q_, v_, t_, f_: _aba(model, q_, v_, t_, f_, t, work=work), qf, vf, tf, fx)
     return a.reshape(shape + (model.nv,))
 

@@ -11,10 +11,12 @@ axis. With the batch first, the 3- and 6-vectors of a sweep put a 3- or 6-long i
 under every operation and the sweep is dominated by loop overhead; here every vector is
 stored ``(6, N)``, every rotation ``(3, 3, N)`` and every articulated inertia ``(6, 6, N)``,
 so each operation is one long contiguous loop, and the rotations and cross products are
-written out by component. Only the congruence ``X^T I X`` of the articulated inertia is done
-batch-first, where ``np.matmul``'s stacked 6x6 products are fastest. A revolute joint's
-placement is linear in ``(1, sin, 1 - cos)`` of its angle; its ``R`` and its 6x6 ``X`` are one
-small matrix product with constant bases built once per model (:func:`sweep_constants`).
+written out by component. A revolute joint about a frame axis (``R = P0 E(theta)``, E a plane
+rotation) moves motions, wrenches and articulated inertias by a constant 6x6 product and a 2x2
+mixing of rows (:mod:`.aligned_revolute`); other joints' congruence ``X^T I X`` is done batch-first
+by ``np.matmul``'s stacked 6x6 products. A revolute joint's placement is linear in
+``(1, sin, 1 - cos)`` of its angle; its ``R`` and its 6x6 ``X`` are one small matrix product
+with constant bases built once per model (:func:`sweep_constants`).
 
 The equations are those of :mod:`~satdyn.multibody.forward_dynamics` (articulated sweep,
 seed 004 §3.6 option b) and :mod:`~satdyn.multibody.inverse_dynamics` (eq. 29, 35, 45, 65).
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
+from .aligned_revolute import aligned_force_to_parent, aligned_motion_to_child, congruence_axis
 from .joints import joint_placement
 from .kinematics import motion_transform_to_child
 
@@ -36,7 +39,7 @@ class _BodyConstants:
     """What the sweeps need of one body, computed once per model."""
 
     __slots__ = ("kind", "parent", "nv", "q_slice", "v_slice", "inertia", "subspace", "axis_index",
-                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects")
+                 "rodrigues", "x_basis", "rotation", "position", "rest", "joint", "selects", "mix", "fixed_T")
 
     def __init__(self, model, i):
         joint = model.joints[i]
@@ -65,6 +68,14 @@ class _BodyConstants:
                 X[k, 3:, 3:] = Bt
                 X[k, :3, 3:] = -Bt @ _skew(joint.position)
             self.x_basis = X.reshape(3, 36)
+        # Revolute about +e_k of the joint frame: R = P0 E(theta), E a plane rotation of the axes (j, l),
+        # X = blockdiag(E^T) X_fixed with X_fixed = [[P0^T, -P0^T skew(p)], [0, P0^T]] constant, so
+        # X^T I X = X_fixed^T (E_b I E_b^T) X_fixed: a 2x2 mixing of rows/columns, then two constant products.
+        self.mix = self.fixed_T = None
+        if joint.kind == "revolute" and self.axis_index is not None:
+            k = self.axis_index - 3
+            self.mix = ((k + 1) % 3, (k + 2) % 3)
+            self.fixed_T = np.ascontiguousarray(self.x_basis[0].reshape(6, 6).T)
 
 
 def sweep_constants(model):
@@ -149,6 +160,13 @@ def _cross_unit(v, index, rate):
     return out
 
 
+def _unit_cross_support(index):
+    """Components of ``_cross_unit(v, index, rate)`` that can be non-zero."""
+    k = index % 3
+    j, l = (k + 1) % 3, (k + 2) % 3
+    return (j, l, j + 3, l + 3) if index >= 3 else (j, l)
+
+
 def _cross_force(v, f):
     """``v x* f`` = ``[w x F; u x F + w x T]`` (6, N), ``v = [u; w]`` (seed 004's C(x') f)."""
     out = _cross_pair(v[3:], f)
@@ -156,10 +174,11 @@ def _cross_force(v, f):
     return out
 
 
-def _matvec(M, x):
-    """``M x`` for (6, 6, N) or (6, 6, 1) M and (6, N) x."""
-    out = M[:, 0] * x[0]
-    for j in range(1, 6):
+def _matvec(M, x, support=range(6)):
+    """``M x`` for (6, 6, N) or (6, 6, 1) M and (6, N) x, whose non-zero components are in ``support``."""
+    first, *rest = support
+    out = M[:, first] * x[first]
+    for j in rest:
         out += M[:, j] * x[j]
     return out
 
@@ -179,7 +198,7 @@ def _dcm_from_quaternion(quat):
 class _Pass:
     """Placements, twists and velocity-product terms of every body, batch-last."""
 
-    __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first")
+    __slots__ = ("R", "p", "X", "twist", "bias", "root_acceleration", "first", "cos_sin")
 
     def __init__(self, model, consts, q, v, t):
         n = q.shape[0]
@@ -189,12 +208,15 @@ class _Pass:
         self.R, self.p, self.X = [None] * nb, [None] * nb, [None] * nb
         self.twist, self.bias = [None] * nb, [None] * nb
         self.first = [None] * nb          # batch-first (R, p) of joints placed by joint_placement
+        self.cos_sin = [None] * nb        # revolute: (cos, sin) of the joint angle (N,)
         g = model.gravity
         for i, c in enumerate(consts):
             vj = vT[c.v_slice]
             if c.kind == "revolute":
                 th = qT[c.q_slice.start]
-                coeffs = np.stack((np.ones(n), np.sin(th), 1.0 - np.cos(th)))     # (3, N)
+                cos, sin = np.cos(th), np.sin(th)
+                coeffs = np.stack((np.ones(n), sin, 1.0 - cos))                    # (3, N)
+                self.cos_sin[i] = (cos, sin)
                 R = (c.rodrigues @ coeffs).reshape(3, 3, n)
                 p = c.position
                 self.X[i] = coeffs          # X is built when needed (hot in cache), see transform()
@@ -224,7 +246,8 @@ class _Pass:
                     self.root_acceleration = ghost
                 self.bias[i] = None
             else:
-                child = _motion_to_child(R, p, self.twist[c.parent])
+                child = aligned_motion_to_child(c, *self.cos_sin[i], self.twist[c.parent]) \
+                    if c.mix is not None else _motion_to_child(R, p, self.twist[c.parent])
                 if c.axis_index is not None:            # S qd has one non-zero component
                     rate = vj[0]
                     child[c.axis_index] += rate
@@ -235,6 +258,18 @@ class _Pass:
                     self.bias[i] = _cross_motion(child, joint_twist)
                 self.twist[i] = child
             self.R[i], self.p[i] = R, p
+
+    def to_child(self, i, c, m):
+        """Motion ``m`` (6, N) of the parent (at its origin, its frame) in body i's frame at its origin."""
+        if c.mix is not None:
+            return aligned_motion_to_child(c, *self.cos_sin[i], m)
+        return _motion_to_child(self.R[i], self.p[i], m)
+
+    def to_parent(self, i, c, f):
+        """Wrench ``f`` (6, N) on body i (at its origin, its frame) in the parent's frame at its origin."""
+        if c.mix is not None:
+            return aligned_force_to_parent(c, *self.cos_sin[i], f)
+        return _force_to_parent(self.R[i], self.p[i], f)
 
     def transform(self, i, c, n, out=None):
         """Batch-first 6x6 ``X`` (N, 6, 6) or (1, 6, 6) of body i (motion: parent origin -> child).
@@ -303,8 +338,21 @@ class Workspace:
         self.X = np.empty((n, 6, 6))                # batch-first motion transform of the current body
         self.IA = np.empty((nb, 6, 6, n))           # articulated-inertia accumulators, batch-last
         self.first = np.empty((3, n, 6, 6))         # batch-first congruence operands
-        self.outer = np.empty((6, 6, n))            # rank-one update
-        self.Ia = np.empty((6, 6, n))               # articulated inertia seen through the joint
+        self.outer = np.empty((1, 6, n))            # one row of the rank-one update
+        # Contiguous blocks (first m samples of a flat buffer), for in-place reshapes and BLAS outputs.
+        self._flat = {name: np.empty(size * n) for name, size in
+                      (("Ia", 36), ("mixed", 36), ("pair_j", 12), ("pair_l", 12), ("product", 36), ("congruent", 36))}
+
+    def block(self, name, m):
+        """Contiguous (6, 6, m) (or (12, m)) scratch block ``name`` for the first m samples."""
+        flat = self._flat[name]
+        size = flat.shape[0] // self.n
+        return flat[:size * m].reshape((6, 6, m) if size == 36 else (size, m))
+
+    def owns(self, a, name, m):
+        """Whether ``a`` is the scratch block ``name`` for m samples (free to overwrite)."""
+        flat = self._flat[name]
+        return a.shape[-1] == m and a.flags.c_contiguous and a.ctypes.data == flat.ctypes.data
 
 
 # ---- forward dynamics ---------------------------------------------------------------------------------------
@@ -365,10 +413,14 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
             continue
         if k == 1:                                              # rank-one update
             UD = Ui * Dinv_i
-            outer = np.multiply(UD[:, None], Ui[None, :], out=work.outer[..., :n]) if UD.shape[-1] == n \
-                else UD[:, None] * Ui[None, :]
-            Ia = np.subtract(Ii, outer, out=work.Ia[..., :n]) if outer.shape[-1] == n else Ii - outer
-            pa = pA[i] + _matvec(Ia, kin.bias[i]) + UD * ui
+            if UD.shape[-1] == n:           # row by row: the (6, N) product stays in cache (no (6, 6, N) outer)
+                Ia, row = work.block("Ia", n), work.outer[0, :, :n]
+                for a in range(6):
+                    np.multiply(Ui, UD[a], out=row)
+                    np.subtract(Ii[a], row, out=Ia[a])
+            else:
+                Ia = Ii - UD[:, None] * Ui[None, :]
+            pa = pA[i] + _matvec(Ia, kin.bias[i], _unit_cross_support(idx) if idx is not None else range(6)) + UD * ui
         elif k:
             UD = np.einsum("ikn,kln->iln", Ui, Dinv_i)
             Ia = Ii - np.einsum("ikn,jkn->ijn", UD, Ui)
@@ -376,16 +428,19 @@ def articulated_body_sweep(model, q, v, tau, f_ext, t, work=None):
         else:
             Ia = Ii
             pa = pA[i] + _matvec(Ia, kin.bias[i])
-        X = kin.transform(i, c, n, work.X[:n])
-        _congruence(IA, owned, parent, Ia, X, work, n)
-        pA[parent] = pA[parent] + _force_to_parent(kin.R[i], kin.p[i], pa)
+        if c.mix is not None:
+            _accumulate(IA, owned, parent, congruence_axis(Ia, *kin.cos_sin[i], c, work, n), work, n)
+        else:
+            X = kin.transform(i, c, n, work.X[:n])
+            _congruence(IA, owned, parent, Ia, X, work, n)
+        pA[parent] = pA[parent] + kin.to_parent(i, c, pa)
     qdd = np.empty((model.nv, n))
     a_body = [None] * nb
     for i, c in enumerate(consts):
         if c.parent < 0:
             ai = kin.root_acceleration
         else:
-            ai = _motion_to_child(kin.R[i], kin.p[i], a_body[c.parent]) + kin.bias[i]
+            ai = kin.to_child(i, c, a_body[c.parent]) + kin.bias[i]
         k = c.nv
         if k == 1:
             acc = Dinv[i] * (u[i] - _dot6(U[i], ai))
@@ -415,7 +470,11 @@ def _congruence(IA, owned, parent, Ia, X, work, n):
         np.matmul(np.swapaxes(X, -1, -2), product, out=congruent)
     else:                                                    # a constant factor (leaf inertia, weld)
         congruent = np.swapaxes(X, -1, -2) @ np.ascontiguousarray(np.moveaxis(Ia, -1, 0)) @ X
-    update = np.moveaxis(congruent, 0, -1)
+    _accumulate(IA, owned, parent, np.moveaxis(congruent, 0, -1), work, n)
+
+
+def _accumulate(IA, owned, parent, update, work, n):
+    """``IA[parent] += update``, into the parent's workspace accumulator once it varies over the batch."""
     if owned[parent]:
         IA[parent] += update
     elif update.shape[-1] == n:
@@ -477,7 +536,7 @@ def newton_euler_sweep(model, q, v, a, f_ext, t, full=False):
         if c.parent < 0:
             ai = kin.root_acceleration
         else:
-            ai = _motion_to_child(kin.R[i], kin.p[i], acc[c.parent]) + kin.bias[i]
+            ai = kin.to_child(i, c, acc[c.parent]) + kin.bias[i]
         if c.nv:
             ai = ai + c.subspace @ aT[c.v_slice]
         acc[i] = ai
@@ -492,7 +551,7 @@ def newton_euler_sweep(model, q, v, a, f_ext, t, full=False):
         if c.nv:
             tau[c.v_slice] = c.subspace.T @ f[i]
         if c.parent >= 0:
-            f[c.parent] = f[c.parent] + _force_to_parent(kin.R[i], kin.p[i], f[i])
+            f[c.parent] = f[c.parent] + kin.to_parent(i, c, f[i])
     if not full:
         return tau.T
     wrenches = np.stack([np.broadcast_to(fi, (6, n)) for fi in f]).transpose(2, 0, 1)
