@@ -108,6 +108,12 @@ class _Schedule:
     superblocks: list         # (s0, s1, first level, last level + 1, U_in, Vt, P offset, P rows)
     largest: int              # largest strongly connected component
     loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
+    self_gain: np.ndarray     # (ndelta,) D_zw diagonal of 1-channel loops (0 elsewhere), perm order
+    one_loops: np.ndarray     # perm positions of 1-channel loops
+    loop_groups: dict         # size >= 2 -> (perm positions (count, size), blocks (count, size, size))
+    rhs: np.ndarray           # [C_z, D_zu] rows in perm order: (ndelta, nx + m)
+    base: np.ndarray          # [[A, B_u], [C_y, D_yu]]: (nx + p, nx + m)
+    coupling: tuple           # [B_w; D_yw] columns in perm order, as an update op (see _update_op)
 
 
 def _schedule(lfr) -> _Schedule:
@@ -153,16 +159,30 @@ def _schedule(lfr) -> _Schedule:
         levels.append([l0, len(perm), np.array(free, dtype=int), loops])
     perm_a = np.array(perm, dtype=int)
     Dp = D11[np.ix_(perm_a, perm_a)] if nd else D11
+    self_gain = np.zeros(nd)
+    one_loops: list = []
+    group_items: dict = {}
     for entry in levels:
         # Free channels come first in a level, then loops grouped by size: all contiguous.
-        nfree = entry[2].size
-        entry[2] = nfree
+        # Free channels and 1-channel loops are both a per-channel gain: the "diagonal" part.
+        ndiag = entry[2].size
         groups = []
         for size, starts in _loops_sorted(entry[3]):
             count = len(starts)
-            g0 = starts[0]
-            groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
-        entry[3] = groups
+            if size == 1:
+                one_loops.extend(starts)
+                ndiag += count
+                continue
+            items = group_items.setdefault(size, [])
+            groups.append((starts[0], count, size, len(items)))
+            items.extend(starts)
+        entry[2], entry[3] = ndiag, groups
+    one_loops_a = np.array(one_loops, dtype=int)
+    self_gain[one_loops_a] = Dp[one_loops_a, one_loops_a]
+    loop_groups = {}
+    for size, starts in group_items.items():
+        pos = np.array(starts, dtype=int)[:, None] + np.arange(size)
+        loop_groups[size] = (pos, np.stack([Dp[s:s + size, s:s + size] for s in starts]))
     spans, first = [], 0
     for k, (l0, l1, _, _) in enumerate(levels):
         s0 = levels[first][0]
@@ -173,15 +193,19 @@ def _schedule(lfr) -> _Schedule:
         for entry in levels[lev0:lev1]:
             entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
     superblocks = _left_looking(Dp, spans)
-    loop_blocks: dict = {}
-    for entry in levels:
-        for g0, count, size, Dbb in entry[3]:
-            channels = perm_a[g0:g0 + count * size].reshape(count, size)
-            loop_blocks.setdefault(size, []).append((channels, Dbb))
-    loop_blocks = {size: (np.concatenate([c for c, _ in items]), np.concatenate([b for _, b in items]))
-                   for size, items in loop_blocks.items()}
+    loop_blocks = {size: (perm_a[pos], blocks) for size, (pos, blocks) in loop_groups.items()}
+    if one_loops_a.size:
+        loop_blocks[1] = (perm_a[one_loops_a][:, None], self_gain[one_loops_a][:, None, None])
+    q = nx + nd
+    outer_rows = np.r_[0:nx, q:q + lfr.noutputs]
+    outer_cols = np.r_[0:nx, q:q + lfr.ninputs]
+    M = lfr._M
+    coupling = _update_op(M[outer_rows][:, nx + perm_a]) if nd else None
     result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
-                       max((len(m) for m in members), default=0), loop_blocks)
+                       max((len(m) for m in members), default=0), loop_blocks,
+                       self_gain, one_loops_a, loop_groups,
+                       np.ascontiguousarray(M[nx + perm_a][:, outer_cols]),
+                       np.ascontiguousarray(M[np.ix_(outer_rows, outer_cols)]), coupling)
     lfr._cache["schedule"] = result
     return result
 
@@ -269,89 +293,109 @@ def _topological(deps):
 def _close_batch(lfr, d):
     """Closed-loop matrices for deltas ``d`` (ndelta, N): (N, nx + p, nx + m) and rcond (N,).
 
-    Blocked right-looking triangular sweep over the level-ordered channels: inside a
-    super-block, level by level (multiply, or small batched solves for loops); after
-    it, one matrix product updates the right-hand sides of all later channels.
+    Blocked right-looking triangular sweep over the level-ordered channels.  First, for
+    all loops of the chunk at once, the per-point loop gains ``(I - Delta_b D_bb)^{-1}
+    Delta_b`` (closed forms for sizes 1 and 2) and their conditioning.  Then, super-block
+    by super-block, the right-hand sides ``z`` are gathered in a small buffer (constant
+    rows, plus the low-rank contributions of earlier super-blocks), and level by level
+    ``z_l += D_l,earlier w_earlier`` and ``w_l = gain_l z_l`` (an elementwise product for
+    single channels, a stacked small matmul for loops) -- every step is one pass over
+    the level's rows, with no temporaries of the work-array size.
     """
     nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
-    M = lfr._M
     N = d.shape[1]
-    q = nd + nx
-    outer_rows = np.r_[0:nx, q:q + p]
-    outer_cols = np.r_[0:nx, q:q + m]
-    base = M[np.ix_(outer_rows, outer_cols)]
     if nd == 0:
+        q = nx
+        base = lfr._M[np.ix_(np.r_[0:nx, q:q + p], np.r_[0:nx, q:q + m])]
         return np.broadcast_to(base, (N,) + base.shape).copy(), np.ones(N)
     k = nx + m
     sch = _schedule(lfr)
-    perm, D = sch.perm, sch.D11
-    dp = d[perm]
-    W = np.empty((nd, N, k))  # right-hand sides, overwritten by the loop signals w
-    W[...] = M[nx + perm][:, outer_cols][:, None, :]
-    flat = W.reshape(nd, N * k)
-    rcond = np.ones(N)
+    dp = d[sch.perm]
     with np.errstate(all="ignore"):
+        gains, rcond = _loop_gains(sch, dp)
+        W = np.empty((nd, N, k))  # the loop signals w, perm order
+        flat = W.reshape(nd, N * k)
+        widest = max(s1 - s0 for s0, s1, *_ in sch.superblocks)
+        zbuf = np.empty((widest, N, k))
         projections = None
         for s0, s1, lev0, lev1, U_in, Vt, off, total in sch.superblocks:
             if projections is None:
                 projections = np.empty((total, N * k))
+            Z = zbuf[:s1 - s0]
+            Z[...] = sch.rhs[s0:s1, None, :]
             if U_in is not None:
-                flat[s0:s1] += U_in @ projections[:U_in.shape[1]]
-            for l0, l1, nfree, loops, inner in sch.levels[lev0:lev1]:
-                _apply_update(inner, flat, slice(l0, l1), slice(s0, l0))
-                if nfree:
-                    W[l0:l0 + nfree] *= dp[l0:l0 + nfree, :, None]
-                for g0, count, size, Dbb in loops:
+                Z.reshape(s1 - s0, N * k)[...] += U_in @ projections[:U_in.shape[1]]
+            for l0, l1, ndiag, groups, inner in sch.levels[lev0:lev1]:
+                z = Z[l0 - s0:l1 - s0]
+                if inner is not None:
+                    first, second = inner
+                    cols = flat[s0:l0]
+                    z.reshape(l1 - l0, N * k)[...] += first @ (cols if second is None else second @ cols)
+                if ndiag:
+                    np.multiply(z[:ndiag], gains[1][l0:l0 + ndiag, :, None], out=W[l0:l0 + ndiag])
+                for g0, count, size, j0 in groups:
                     g1 = g0 + count * size
-                    dd = dp[g0:g1].reshape(count, size, N)
-                    rc = _solve_loops(dd, Dbb, W[g0:g1].reshape(count, size, N, k))
-                    rcond = np.minimum(rcond, rc.min(axis=0))
+                    rhs = z[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
+                    dest = W[g0:g1].reshape(count, size, N, k).transpose(0, 2, 1, 3)
+                    np.matmul(gains[size][j0:j0 + count], rhs, out=dest)
             if Vt is not None:
                 np.matmul(Vt, flat[s0:s1], out=projections[off:off + Vt.shape[0]])
-        coupling = M[outer_rows][:, nx + perm]
-        out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
+        out = np.empty((N, nx + p, k))
+        ops = sch.coupling
+        if ops is None:
+            out[...] = sch.base
+        else:
+            first, second = ops
+            y = first @ (flat if second is None else second @ flat)
+            np.add(np.moveaxis(y.reshape(nx + p, N, k), 1, 0), sch.base, out=out)
     return out, rcond
 
 
-def _solve_loops(dd, Dbb, rhs):
-    """Overwrite ``rhs`` with X solving ``(I - diag(dd) Dbb) X = diag(dd) rhs`` for
-    ``count`` loops of one size at N points.
+def _loop_gains(sch, dp):
+    """Per-point gains of every loop, ``(I - diag(d_b) D_bb)^{-1} diag(d_b)``, for all loops
+    of the LFR at once (they depend only on the deltas, not on the sweep).
 
-    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) (a view into the work
-    array); returns the reciprocal condition numbers (count, N).  Sizes 1 and 2 (a
-    scalar loop, a Cayley rotation) use closed forms; larger ones a batched inverse.
+    dp (ndelta, N) in perm order.  Returns ``gains`` -- ``gains[1]`` (ndelta, N) the
+    per-channel gain of free channels and 1-channel loops, ``gains[s]`` (count, N, s, s)
+    for the loops of size s >= 2 -- and the smallest reciprocal condition number of the
+    loop matrices at each point (N,).  Sizes 1 and 2 (scalar loops, Cayley rotations)
+    use closed forms; larger ones a batched inverse.
     """
-    count, size, N = dd.shape
-    if size == 1:
-        loop_gain = dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
-        a = 1.0 - loop_gain
-        rhs[:, 0] *= (dd[:, 0] / a)[..., None]
-        return np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
-    if size == 2:
-        d0, d1 = dd[:, 0], dd[:, 1]
-        a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
-        b = -d0 * Dbb[:, 0, 1][:, None]
-        c = -d1 * Dbb[:, 1, 0][:, None]
-        e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
-        det = a * e - b * c
-        c00, c01 = (e * d0 / det)[..., None], (-b * d1 / det)[..., None]
-        c10, c11 = (-c * d0 / det)[..., None], (a * d1 / det)[..., None]
-        r0 = rhs[:, 0].copy()
-        r1 = rhs[:, 1]
-        x0 = c00 * r0
-        x0 += c01 * r1
-        r1 *= c11
-        r1 += c10 * r0
-        rhs[:, 0] = x0
-        norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
-        norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
-        rc = 1.0 / (norm * norm_inv)
-        return np.where(np.isfinite(rc), rc, 0.0)
-    mats = np.eye(size) - np.moveaxis(dd, 2, 1)[..., None] * Dbb[:, None]  # (count, N, s, s)
-    inv, rc = _inverse_with_rcond(mats)
-    scaled = np.moveaxis(rhs * dd[..., None], 2, 1)  # (count, N, s, k)
-    rhs[...] = np.moveaxis(inv @ scaled, 1, 2)
-    return rc
+    N = dp.shape[1]
+    rcond = np.ones(N)
+    loop_gain = dp * sch.self_gain[:, None]
+    a = 1.0 - loop_gain
+    gains = {1: dp / a}
+    if sch.one_loops.size:
+        ones = sch.one_loops
+        rc = np.abs(a[ones]) / (1.0 + np.abs(loop_gain[ones]))  # distance to singularity, relative
+        rcond = np.minimum(rcond, rc.min(axis=0))
+    for size, (pos, Dbb) in sch.loop_groups.items():
+        dd = dp[pos]  # (count, size, N)
+        if size == 2:
+            d0, d1 = dd[:, 0], dd[:, 1]
+            a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
+            b = -d0 * Dbb[:, 0, 1][:, None]
+            c = -d1 * Dbb[:, 1, 0][:, None]
+            e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
+            det = a * e - b * c
+            G = np.empty(det.shape + (2, 2))
+            G[..., 0, 0] = e * d0 / det
+            G[..., 0, 1] = -b * d1 / det
+            G[..., 1, 0] = -c * d0 / det
+            G[..., 1, 1] = a * d1 / det
+            norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
+            norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
+            rc = 1.0 / (norm * norm_inv)
+            rc = np.where(np.isfinite(rc), rc, 0.0)
+        else:
+            ddt = np.moveaxis(dd, 2, 1)  # (count, N, size)
+            mats = np.eye(size) - ddt[..., None] * Dbb[:, None]
+            inv, rc = _inverse_with_rcond(mats)
+            G = inv * ddt[:, :, None, :]
+        gains[size] = G
+        rcond = np.minimum(rcond, rc.min(axis=0))
+    return gains, rcond
 
 
 def _inverse_with_rcond(mats):
