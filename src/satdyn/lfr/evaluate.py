@@ -105,7 +105,7 @@ class _Schedule:
     perm: np.ndarray          # channel order: by level, components contiguous
     D11: np.ndarray           # D_zw permuted by perm
     levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
-    superblocks: list         # (s0, s1, first level, last level + 1, U_in, Vt, P offset, P rows)
+    superblocks: list         # (s0, s1, first level, last level + 1, U_in, T, B): see _cut_states
     largest: int              # largest strongly connected component
     loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
     self_gain: np.ndarray     # (ndelta,) D_zw diagonal of 1-channel loops (0 elsewhere), perm order
@@ -114,9 +114,11 @@ class _Schedule:
     rhs: np.ndarray           # [C_z, D_zu] rows in perm order: (ndelta, nx + m)
     base: np.ndarray          # [[A, B_u], [C_y, D_yu]]: (nx + p, nx + m)
     coupling: tuple           # [B_w; D_yw] columns in perm order, as an update op (see _update_op)
+    rhs_right: np.ndarray     # None, or (r, nx + m) with [C_z, D_zu] = rhs @ rhs_right (rank r < nx + m)
+    transposed: bool          # schedule of the transposed LFR (see _close_batch): rcond of D_bb^T
 
 
-def _schedule(lfr) -> _Schedule:
+def _schedule(lfr, transposed: bool = False) -> _Schedule:
     cached = lfr._cache.get("schedule")
     if cached is not None:
         return cached
@@ -192,7 +194,7 @@ def _schedule(lfr) -> _Schedule:
     for s0, s1, lev0, lev1 in spans:
         for entry in levels[lev0:lev1]:
             entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
-    superblocks = _left_looking(Dp, spans)
+    superblocks = _cut_states(Dp, spans)
     loop_blocks = {size: (perm_a[pos], blocks) for size, (pos, blocks) in loop_groups.items()}
     if one_loops_a.size:
         loop_blocks[1] = (perm_a[one_loops_a][:, None], self_gain[one_loops_a][:, None, None])
@@ -201,13 +203,27 @@ def _schedule(lfr) -> _Schedule:
     outer_cols = np.r_[0:nx, q:q + lfr.ninputs]
     M = lfr._M
     coupling = _update_op(M[outer_rows][:, nx + perm_a]) if nd else None
+    rhs, rhs_right = _column_factor(M[nx + perm_a][:, outer_cols])
     result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
                        max((len(m) for m in members), default=0), loop_blocks,
                        self_gain, one_loops_a, loop_groups,
-                       np.ascontiguousarray(M[nx + perm_a][:, outer_cols]),
-                       np.ascontiguousarray(M[np.ix_(outer_rows, outer_cols)]), coupling)
+                       rhs,
+                       np.ascontiguousarray(M[np.ix_(outer_rows, outer_cols)]), coupling,
+                       rhs_right, transposed)
     lfr._cache["schedule"] = result
     return result
+
+
+def _column_factor(R):
+    """``R = left @ right`` with ``left`` of R's numerical rank r when r is clearly below
+    R's column count (the sweep then carries r columns instead of all); else (R, None)."""
+    if R.size == 0 or not np.any(R):
+        return np.ascontiguousarray(R), None
+    U, sv, Vt = np.linalg.svd(R, full_matrices=False)
+    r = int(np.count_nonzero(sv > 1e-14 * sv[0]))
+    if r <= 0.8 * R.shape[1]:
+        return np.ascontiguousarray(U[:, :r] * sv[:r]), np.ascontiguousarray(Vt[:r])
+    return np.ascontiguousarray(R), None
 
 
 def _update_op(block):
@@ -224,34 +240,37 @@ def _update_op(block):
     return (np.ascontiguousarray(block), None)
 
 
-def _left_looking(Dp, spans) -> list:
-    """Couplings between super-blocks as ``D[later, T] = U_T Vt_T`` (low rank when it
-    pays).  At run time, after super-block T, its projection ``P_T = Vt_T w_T`` (r_T
-    rows) is stored; super-block S starts with ``w_S += U_S P`` where ``U_S`` gathers the
-    rows of every earlier ``U_T`` that fall in S -- only S's rows and the small P are
-    touched, so the work stays in cache."""
-    factors, offset = [], 0
-    for s0, s1, _, _ in spans:
-        op = _update_op(Dp[s1:, s0:s1])
-        if op is None:
-            U, Vt = np.zeros((Dp.shape[0] - s1, 0)), np.zeros((0, s1 - s0))
-        elif op[1] is None:
-            U, Vt = op[0], np.eye(s1 - s0)
-        else:
-            U, Vt = op
-        factors.append((U, Vt, offset))
-        offset += Vt.shape[0]
+def _cut_states(Dp, spans) -> list:
+    """Couplings between super-blocks through small "cut states" (a sequentially
+    semi-separable factorisation of the strictly lower part of ``D_zw``).
+
+    At the cut after super-block S (channel c), everything the later channels need
+    from ``w[:c]`` is ``D[c:, :c] w[:c] = U_c h_c`` with ``h_c`` of the numerical rank of
+    ``D[c:, :c]`` -- for products of LFRs, the few signals that cross the cut.  The
+    state is carried from cut to cut, ``h_c' = T h_c + B w_S``, from the SVD of
+    ``[U_c[rows after S], D[after S, S]]`` (so the factorisation is exact up to the
+    1e-14 relative truncation).  At run time, super-block S starts with
+    ``z_S += U_c[rows of S] h_c``: only S's rows and the small state are touched, so
+    the work stays in cache, and the cost does not grow with the number of earlier
+    super-blocks.  Entries: (s0, s1, first level, last level + 1, U_in (S, r) or None,
+    T (r', r) or None, B (r', S) or None).
+    """
+    nd = Dp.shape[0]
+    U_prev = np.zeros((nd, 0))  # D[s0:, :s0] = U_prev @ (state), rows from s0
     out = []
-    for i, (s0, s1, lev0, lev1) in enumerate(spans):
-        width = factors[i][2]
-        U_in = np.zeros((s1 - s0, width))
-        for j in range(i):
-            U, Vt, off = factors[j]
-            start = s0 - spans[j][1]
-            U_in[:, off:off + Vt.shape[0]] = U[start:start + (s1 - s0)]
-        U_in = U_in if np.any(U_in) else None
-        U, Vt, off = factors[i]
-        out.append((s0, s1, lev0, lev1, U_in, Vt if Vt.shape[0] else None, off, offset))
+    for s0, s1, lev0, lev1 in spans:
+        width = s1 - s0
+        U_in = np.ascontiguousarray(U_prev[:width]) if U_prev.shape[1] and np.any(U_prev[:width]) else None
+        if s1 == nd:
+            out.append((s0, s1, lev0, lev1, U_in, None, None))
+            break
+        A = np.hstack([U_prev[width:], Dp[s1:, s0:s1]])
+        U, sv, Vt = np.linalg.svd(A, full_matrices=False)
+        r = int(np.count_nonzero(sv > 1e-14 * sv[0])) if sv.size and sv[0] > 0 else 0
+        T = np.ascontiguousarray(Vt[:r, :U_prev.shape[1]]) if r and U_prev.shape[1] else None
+        B = np.ascontiguousarray(Vt[:r, U_prev.shape[1]:]) if r else None
+        out.append((s0, s1, lev0, lev1, U_in, T, B))
+        U_prev = U[:, :r] * sv[:r]
     return out
 
 
@@ -308,8 +327,35 @@ def _close_batch(lfr, d):
         q = nx
         base = lfr._M[np.ix_(np.r_[0:nx, q:q + p], np.r_[0:nx, q:q + m])]
         return np.broadcast_to(base, (N,) + base.shape).copy(), np.ones(N)
-    k = nx + m
-    sch = _schedule(lfr)
+    primal, dual = _directions(lfr)
+    if dual is None:
+        return _sweep(lfr, primal, d)
+    out, rcond = _sweep(dual[0], dual[1], d)
+    return np.swapaxes(out, 1, 2), rcond
+
+
+def _directions(lfr):
+    """The schedule of ``lfr`` and, when it carries fewer columns, that of its transpose.
+
+    The closed loop of ``M^T`` is the transpose of the closed loop of ``M`` (Delta is
+    diagonal), and the sweep carries ``rank [C_z, D_zu]`` columns for ``M`` but
+    ``rank [B_w; D_yw]`` for ``M^T``: the narrower direction is used.
+    """
+    cached = lfr._cache.get("directions")
+    if cached is None:
+        primal = _schedule(lfr)
+        transposed = lfr.T
+        dual_sch = _schedule(transposed, transposed=True)
+        dual = (transposed, dual_sch) if dual_sch.rhs.shape[1] < primal.rhs.shape[1] else None
+        cached = lfr._cache["directions"] = (primal, dual)
+    return cached
+
+
+def _sweep(lfr, sch, d):
+    """The sweep of :func:`_close_batch` with the schedule ``sch`` of ``lfr``."""
+    nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
+    N = d.shape[1]
+    k = sch.rhs.shape[1]  # carried columns (nx + m, or the rank of [C_z, D_zu])
     dp = d[sch.perm]
     with np.errstate(all="ignore"):
         gains, rcond = _loop_gains(sch, dp)
@@ -317,14 +363,12 @@ def _close_batch(lfr, d):
         flat = W.reshape(nd, N * k)
         widest = max(s1 - s0 for s0, s1, *_ in sch.superblocks)
         zbuf = np.empty((widest, N, k))
-        projections = None
-        for s0, s1, lev0, lev1, U_in, Vt, off, total in sch.superblocks:
-            if projections is None:
-                projections = np.empty((total, N * k))
+        state = None  # the cut state h (r, N * k)
+        for s0, s1, lev0, lev1, U_in, T, B in sch.superblocks:
             Z = zbuf[:s1 - s0]
             Z[...] = sch.rhs[s0:s1, None, :]
             if U_in is not None:
-                Z.reshape(s1 - s0, N * k)[...] += U_in @ projections[:U_in.shape[1]]
+                Z.reshape(s1 - s0, N * k)[...] += U_in @ state
             for l0, l1, ndiag, groups, inner in sch.levels[lev0:lev1]:
                 z = Z[l0 - s0:l1 - s0]
                 if inner is not None:
@@ -338,16 +382,23 @@ def _close_batch(lfr, d):
                     rhs = z[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
                     dest = W[g0:g1].reshape(count, size, N, k).transpose(0, 2, 1, 3)
                     np.matmul(gains[size][j0:j0 + count], rhs, out=dest)
-            if Vt is not None:
-                np.matmul(Vt, flat[s0:s1], out=projections[off:off + Vt.shape[0]])
-        out = np.empty((N, nx + p, k))
+            if B is None:
+                state = None
+            else:
+                new_state = B @ flat[s0:s1]
+                if T is not None:
+                    new_state += T @ state
+                state = new_state
+        out = np.empty((N, nx + p, nx + m))
         ops = sch.coupling
         if ops is None:
             out[...] = sch.base
         else:
             first, second = ops
             y = first @ (flat if second is None else second @ flat)
-            np.add(np.moveaxis(y.reshape(nx + p, N, k), 1, 0), sch.base, out=out)
+            if sch.rhs_right is not None:
+                y = y.reshape((nx + p) * N, k) @ sch.rhs_right
+            np.add(np.moveaxis(y.reshape(nx + p, N, nx + m), 1, 0), sch.base, out=out)
     return out, rcond
 
 
@@ -379,19 +430,24 @@ def _loop_gains(sch, dp):
             c = -d1 * Dbb[:, 1, 0][:, None]
             e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
             det = a * e - b * c
+            # conditioning of I - diag(d) D_bb of the LFR itself (transposed schedule:
+            # D_bb here is its transpose); same measure as a single-point evaluation
+            bb, cc = (-d0 * Dbb[:, 1, 0][:, None], -d1 * Dbb[:, 0, 1][:, None]) if sch.transposed else (b, c)
             G = np.empty(det.shape + (2, 2))
             G[..., 0, 0] = e * d0 / det
             G[..., 0, 1] = -b * d1 / det
             G[..., 1, 0] = -c * d0 / det
             G[..., 1, 1] = a * d1 / det
-            norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
-            norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
+            norm = np.maximum(np.abs(a) + np.abs(cc), np.abs(bb) + np.abs(e))
+            norm_inv = np.maximum(np.abs(e) + np.abs(cc), np.abs(bb) + np.abs(a)) / np.abs(det)
             rc = 1.0 / (norm * norm_inv)
             rc = np.where(np.isfinite(rc), rc, 0.0)
         else:
             ddt = np.moveaxis(dd, 2, 1)  # (count, N, size)
             mats = np.eye(size) - ddt[..., None] * Dbb[:, None]
             inv, rc = _inverse_with_rcond(mats)
+            if sch.transposed:
+                _, rc = _inverse_with_rcond(np.eye(size) - ddt[..., None] * np.swapaxes(Dbb, 1, 2)[:, None])
             G = inv * ddt[:, :, None, :]
         gains[size] = G
         rcond = np.minimum(rcond, rc.min(axis=0))
