@@ -105,7 +105,8 @@ class _Schedule:
     perm: np.ndarray          # channel order: by level, components contiguous
     D11: np.ndarray           # D_zw permuted by perm
     levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
-    superblocks: list         # (s0, s1, first level, last level + 1, U_in, T, B): see _cut_states
+    superblocks: list         # (s0, s1, first level, last level + 1, state rank in, [T, B] or None, row in ext)
+    ext_size: int             # rows of the work array (channels + cut states)
     largest: int              # largest strongly connected component
     loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
     self_gain: np.ndarray     # (ndelta,) D_zw diagonal of 1-channel loops (0 elsewhere), perm order
@@ -191,10 +192,29 @@ def _schedule(lfr, transposed: bool = False) -> _Schedule:
         if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
             spans.append((s0, l1, first, k + 1))
             first = k + 1
-    for s0, s1, lev0, lev1 in spans:
-        for entry in levels[lev0:lev1]:
-            entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
     superblocks = _cut_states(Dp, spans)
+    for s0, s1, lev0, lev1, r_in, U_in, _ in superblocks:
+        for entry in levels[lev0:lev1]:
+            l0, l1 = entry[0], entry[1]
+            # z_l = rhs_l + [U_in rows of l | D[l, earlier levels of S]] @ [state; w_S[:l0]]
+            parts = [U_in[l0 - s0:l1 - s0] if U_in is not None else np.zeros((l1 - l0, r_in)),
+                     Dp[l0:l1, s0:l0]]
+            op = np.hstack(parts)
+            nz = np.flatnonzero(np.any(op != 0.0, axis=0))
+            if nz.size == 0:
+                entry.append(None)
+            else:
+                c0, c1 = int(nz[0]), int(nz[-1]) + 1
+                entry.append((np.ascontiguousarray(op[:, c0:c1]), c0, c1))
+    # Work-array layout: per super-block [entering cut state h (r_in rows); w_S], so that a
+    # level's update is one product with [h; w of earlier levels].  ext_rows: row of each
+    # channel (perm order) in that array.
+    layout, ext_rows, e0 = [], np.empty(nd, dtype=int), 0
+    for s0, s1, lev0, lev1, r_in, _, S_op in superblocks:
+        ext_rows[s0:s1] = np.arange(e0 + r_in, e0 + r_in + s1 - s0)
+        layout.append((s0, s1, lev0, lev1, r_in, S_op, e0))
+        e0 += r_in + s1 - s0
+    superblocks = layout
     loop_blocks = {size: (perm_a[pos], blocks) for size, (pos, blocks) in loop_groups.items()}
     if one_loops_a.size:
         loop_blocks[1] = (perm_a[one_loops_a][:, None], self_gain[one_loops_a][:, None, None])
@@ -203,8 +223,12 @@ def _schedule(lfr, transposed: bool = False) -> _Schedule:
     outer_cols = np.r_[0:nx, q:q + lfr.ninputs]
     M = lfr._M
     coupling = _update_op(M[outer_rows][:, nx + perm_a]) if nd else None
+    if coupling is not None:  # act on the work array: zero columns at the cut-state rows
+        last = np.zeros((coupling[-1 if coupling[1] is not None else 0].shape[0], e0))
+        last[:, ext_rows] = coupling[1] if coupling[1] is not None else coupling[0]
+        coupling = (coupling[0], last) if coupling[1] is not None else (last, None)
     rhs, rhs_right = _column_factor(M[nx + perm_a][:, outer_cols])
-    result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
+    result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks, e0,
                        max((len(m) for m in members), default=0), loop_blocks,
                        self_gain, one_loops_a, loop_groups,
                        rhs,
@@ -259,17 +283,15 @@ def _cut_states(Dp, spans) -> list:
     U_prev = np.zeros((nd, 0))  # D[s0:, :s0] = U_prev @ (state), rows from s0
     out = []
     for s0, s1, lev0, lev1 in spans:
-        width = s1 - s0
-        U_in = np.ascontiguousarray(U_prev[:width]) if U_prev.shape[1] and np.any(U_prev[:width]) else None
+        width, r_in = s1 - s0, U_prev.shape[1]
+        U_in = U_prev[:width] if r_in and np.any(U_prev[:width]) else None
         if s1 == nd:
-            out.append((s0, s1, lev0, lev1, U_in, None, None))
+            out.append((s0, s1, lev0, lev1, r_in, U_in, None))
             break
         A = np.hstack([U_prev[width:], Dp[s1:, s0:s1]])
         U, sv, Vt = np.linalg.svd(A, full_matrices=False)
         r = int(np.count_nonzero(sv > 1e-14 * sv[0])) if sv.size and sv[0] > 0 else 0
-        T = np.ascontiguousarray(Vt[:r, :U_prev.shape[1]]) if r and U_prev.shape[1] else None
-        B = np.ascontiguousarray(Vt[:r, U_prev.shape[1]:]) if r else None
-        out.append((s0, s1, lev0, lev1, U_in, T, B))
+        out.append((s0, s1, lev0, lev1, r_in, U_in, np.ascontiguousarray(Vt[:r]) if r else None))
         U_prev = U[:, :r] * sv[:r]
     return out
 
@@ -309,7 +331,7 @@ def _topological(deps):
     return order
 
 
-def _close_batch(lfr, d):
+def _close_batch(lfr, d, out=None, work=None):
     """Closed-loop matrices for deltas ``d`` (ndelta, N): (N, nx + p, nx + m) and rcond (N,).
 
     Blocked right-looking triangular sweep over the level-ordered channels.  First, for
@@ -326,12 +348,15 @@ def _close_batch(lfr, d):
     if nd == 0:
         q = nx
         base = lfr._M[np.ix_(np.r_[0:nx, q:q + p], np.r_[0:nx, q:q + m])]
-        return np.broadcast_to(base, (N,) + base.shape).copy(), np.ones(N)
+        out = np.empty((N,) + base.shape) if out is None else out
+        out[...] = base
+        return out, np.ones(N)
     primal, dual = _directions(lfr)
+    out = np.empty((N, nx + p, nx + m)) if out is None else out
+    work = {} if work is None else work
     if dual is None:
-        return _sweep(lfr, primal, d)
-    out, rcond = _sweep(dual[0], dual[1], d)
-    return np.swapaxes(out, 1, 2), rcond
+        return out, _sweep(lfr, primal, d, out, work)
+    return out, _sweep(dual[0], dual[1], d, np.swapaxes(out, 1, 2), work)
 
 
 def _directions(lfr):
@@ -351,55 +376,55 @@ def _directions(lfr):
     return cached
 
 
-def _sweep(lfr, sch, d):
-    """The sweep of :func:`_close_batch` with the schedule ``sch`` of ``lfr``."""
-    nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
+def _sweep(lfr, sch, d, out, work):
+    """The sweep of :func:`_close_batch` with the schedule ``sch`` of ``lfr``; writes
+    ``out`` (N, nx + p, nx + m) and returns rcond (N,).  ``work``: dict of buffers reused
+    from chunk to chunk (fresh large arrays would cost page faults at every chunk)."""
+    nx, m, p = lfr.nstates, lfr.ninputs, lfr.noutputs
     N = d.shape[1]
     k = sch.rhs.shape[1]  # carried columns (nx + m, or the rank of [C_z, D_zu])
     dp = d[sch.perm]
+    ext = _buffer(work, "ext", (sch.ext_size, N * k))  # per super-block: [cut state; w_S]
+    zbuf = _buffer(work, "z", (max(l1 - l0 for l0, l1, *_ in sch.levels), N, k))
     with np.errstate(all="ignore"):
         gains, rcond = _loop_gains(sch, dp)
-        W = np.empty((nd, N, k))  # the loop signals w, perm order
-        flat = W.reshape(nd, N * k)
-        widest = max(s1 - s0 for s0, s1, *_ in sch.superblocks)
-        zbuf = np.empty((widest, N, k))
-        state = None  # the cut state h (r, N * k)
-        for s0, s1, lev0, lev1, U_in, T, B in sch.superblocks:
-            Z = zbuf[:s1 - s0]
-            Z[...] = sch.rhs[s0:s1, None, :]
-            if U_in is not None:
-                Z.reshape(s1 - s0, N * k)[...] += U_in @ state
-            for l0, l1, ndiag, groups, inner in sch.levels[lev0:lev1]:
-                z = Z[l0 - s0:l1 - s0]
-                if inner is not None:
-                    first, second = inner
-                    cols = flat[s0:l0]
-                    z.reshape(l1 - l0, N * k)[...] += first @ (cols if second is None else second @ cols)
+        for s0, s1, lev0, lev1, r_in, S_op, e0 in sch.superblocks:
+            for l0, l1, ndiag, groups, op in sch.levels[lev0:lev1]:
+                z = zbuf[:l1 - l0]
+                if op is None:
+                    z[...] = sch.rhs[l0:l1, None, :]
+                else:
+                    np.matmul(op[0], ext[e0 + op[1]:e0 + op[2]], out=z.reshape(l1 - l0, N * k))
+                    z += sch.rhs[l0:l1, None, :]
+                w0 = e0 + r_in + l0 - s0
+                w = ext[w0:w0 + l1 - l0].reshape(l1 - l0, N, k)
                 if ndiag:
-                    np.multiply(z[:ndiag], gains[1][l0:l0 + ndiag, :, None], out=W[l0:l0 + ndiag])
+                    np.multiply(z[:ndiag], gains[1][l0:l0 + ndiag, :, None], out=w[:ndiag])
                 for g0, count, size, j0 in groups:
                     g1 = g0 + count * size
                     rhs = z[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
-                    dest = W[g0:g1].reshape(count, size, N, k).transpose(0, 2, 1, 3)
+                    dest = w[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
                     np.matmul(gains[size][j0:j0 + count], rhs, out=dest)
-            if B is None:
-                state = None
-            else:
-                new_state = B @ flat[s0:s1]
-                if T is not None:
-                    new_state += T @ state
-                state = new_state
-        out = np.empty((N, nx + p, nx + m))
+            if S_op is not None:  # next cut state h' = [T, B] @ [h; w_S], where the next block starts
+                e1 = e0 + r_in + s1 - s0
+                np.matmul(S_op, ext[e0:e1], out=ext[e1:e1 + S_op.shape[0]])
         ops = sch.coupling
         if ops is None:
             out[...] = sch.base
         else:
             first, second = ops
-            y = first @ (flat if second is None else second @ flat)
+            y = first @ (ext if second is None else second @ ext)
             if sch.rhs_right is not None:
                 y = y.reshape((nx + p) * N, k) @ sch.rhs_right
             np.add(np.moveaxis(y.reshape(nx + p, N, nx + m), 1, 0), sch.base, out=out)
-    return out, rcond
+    return rcond
+
+
+def _buffer(work, name, shape):
+    buf = work.get(name)
+    if buf is None or buf.size < int(np.prod(shape)):
+        buf = work[name] = np.empty(int(np.prod(shape)))
+    return buf[:int(np.prod(shape))].reshape(shape)
 
 
 def _loop_gains(sch, dp):
@@ -519,8 +544,9 @@ def _evaluate_deltas(lfr, d, chunk=None, progress=None):
         return out, valid
     out = np.empty((N, nx + lfr.noutputs, nx + lfr.ninputs))
     rcond = np.empty(N)
+    work: dict = {}
     for s in range(0, N, chunk):
-        out[s:s + chunk], rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk])
+        _, rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk], out[s:s + chunk], work)
         if progress is not None:
             progress(min(s + chunk, N), N)
     valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(N, -1)), axis=1)
