@@ -449,24 +449,29 @@ def _loop_gains(sch, dp):
     for size, (pos, Dbb) in sch.loop_groups.items():
         dd = dp[pos]  # (count, size, N)
         if size == 2:
+            # I - diag(d) D_bb = [[a, -p01], [-p10, e]]; gain = adj * diag(d) / det
             d0, d1 = dd[:, 0], dd[:, 1]
             a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
-            b = -d0 * Dbb[:, 0, 1][:, None]
-            c = -d1 * Dbb[:, 1, 0][:, None]
             e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
-            det = a * e - b * c
-            # conditioning of I - diag(d) D_bb of the LFR itself (transposed schedule:
-            # D_bb here is its transpose); same measure as a single-point evaluation
-            bb, cc = (-d0 * Dbb[:, 1, 0][:, None], -d1 * Dbb[:, 0, 1][:, None]) if sch.transposed else (b, c)
+            p01 = d0 * Dbb[:, 0, 1][:, None]
+            p10 = d1 * Dbb[:, 1, 0][:, None]
+            det = a * e
+            det -= p01 * p10
+            inv_det = 1.0 / det
             G = np.empty(det.shape + (2, 2))
-            G[..., 0, 0] = e * d0 / det
-            G[..., 0, 1] = -b * d1 / det
-            G[..., 1, 0] = -c * d0 / det
-            G[..., 1, 1] = a * d1 / det
-            norm = np.maximum(np.abs(a) + np.abs(cc), np.abs(bb) + np.abs(e))
-            norm_inv = np.maximum(np.abs(e) + np.abs(cc), np.abs(bb) + np.abs(a)) / np.abs(det)
-            rc = 1.0 / (norm * norm_inv)
-            rc = np.where(np.isfinite(rc), rc, 0.0)
+            d0_det, d1_det = d0 * inv_det, d1 * inv_det
+            np.multiply(e, d0_det, out=G[..., 0, 0])
+            np.multiply(p01, d1_det, out=G[..., 0, 1])
+            np.multiply(p10, d0_det, out=G[..., 1, 0])
+            np.multiply(a, d1_det, out=G[..., 1, 1])
+            # 1-norm rcond of I - diag(d) D_bb of the LFR itself (transposed schedule:
+            # D_bb here is its transpose) -- the measure of a single-point evaluation.
+            # NaN (0/0) marks the point invalid like rcond 0.
+            A, E = np.abs(a), np.abs(e)
+            B, C = np.abs(p01), np.abs(p10)
+            if sch.transposed:
+                B, C = np.abs(d0 * Dbb[:, 1, 0][:, None]), np.abs(d1 * Dbb[:, 0, 1][:, None])
+            rc = np.abs(det) / (np.maximum(A + C, B + E) * np.maximum(E + C, B + A))
         else:
             ddt = np.moveaxis(dd, 2, 1)  # (count, N, size)
             mats = np.eye(size) - ddt[..., None] * Dbb[:, None]
