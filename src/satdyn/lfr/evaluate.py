@@ -404,7 +404,12 @@ def _sweep(lfr, sch, d, out, work):
                     g1 = g0 + count * size
                     rhs = z[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
                     dest = w[g0 - l0:g1 - l0].reshape(count, size, N, k).transpose(0, 2, 1, 3)
-                    np.matmul(gains[size][j0:j0 + count], rhs, out=dest)
+                    if size == 2:
+                        np.matmul(gains[2][j0:j0 + count], rhs, out=dest)
+                    else:
+                        inv, ddt = gains[size]
+                        scaled = rhs * ddt[j0:j0 + count, :, :, None]
+                        np.matmul(inv[j0:j0 + count], scaled, out=dest)
             if S_op is not None:  # next cut state h' = [T, B] @ [h; w_S], where the next block starts
                 e1 = e0 + r_in + s1 - s0
                 np.matmul(S_op, ext[e0:e1], out=ext[e1:e1 + S_op.shape[0]])
@@ -473,19 +478,22 @@ def _loop_gains(sch, dp):
                 B, C = np.abs(d0 * Dbb[:, 1, 0][:, None]), np.abs(d1 * Dbb[:, 0, 1][:, None])
             rc = np.abs(det) / (np.maximum(A + C, B + E) * np.maximum(E + C, B + A))
         else:
-            ddt = np.moveaxis(dd, 2, 1)  # (count, N, size)
-            mats = np.eye(size) - ddt[..., None] * Dbb[:, None]
-            inv, rc = _inverse_with_rcond(mats)
+            ddt = np.ascontiguousarray(np.moveaxis(dd, 2, 1))  # (count, N, size)
+            mats = ddt[..., None] * Dbb[:, None]
+            np.negative(mats, out=mats)
+            mats.reshape(mats.shape[:-2] + (size * size,))[..., ::size + 1] += 1.0  # I - diag(d) D_bb
+            inv, rc = _inverse_with_rcond(mats, overwrite=True)
             if sch.transposed:
                 _, rc = _inverse_with_rcond(np.eye(size) - ddt[..., None] * np.swapaxes(Dbb, 1, 2)[:, None])
-            G = inv * ddt[:, :, None, :]
+            G = (inv, ddt)  # gain = inv @ diag(d): applied as inv @ (d * z), no (N, s, s) pass
         gains[size] = G
         rcond = np.minimum(rcond, rc.min(axis=0))
     return gains, rcond
 
 
-def _inverse_with_rcond(mats):
-    """Batched inverse and 1-norm reciprocal condition numbers; singular -> NaN, rcond 0."""
+def _inverse_with_rcond(mats, overwrite: bool = False):
+    """Batched inverse and 1-norm reciprocal condition numbers; singular -> NaN, rcond 0.
+    ``overwrite``: ``mats`` may be destroyed (saves a temporary of its size)."""
     try:
         inv = np.linalg.inv(mats)
     except np.linalg.LinAlgError:
@@ -495,7 +503,7 @@ def _inverse_with_rcond(mats):
                 inv[idx] = np.linalg.inv(mats[idx])
             except np.linalg.LinAlgError:
                 pass
-    norm = np.abs(mats).sum(axis=-2).max(axis=-1)
+    norm = (np.abs(mats, out=mats) if overwrite else np.abs(mats)).sum(axis=-2).max(axis=-1)
     norm_inv = np.abs(inv).sum(axis=-2).max(axis=-1)
     rc = 1.0 / (norm * norm_inv)
     return inv, np.where(np.isfinite(rc), rc, 0.0)
