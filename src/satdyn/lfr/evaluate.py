@@ -444,12 +444,14 @@ def _loop_gains(sch, dp):
     """
     N = dp.shape[1]
     rcond = np.ones(N)
-    loop_gain = dp * sch.self_gain[:, None]
-    a = 1.0 - loop_gain
-    gains = {1: dp / a}
+    gains = {1: dp}  # free channels: w = delta z (rows of larger loops: unused)
     if sch.one_loops.size:
         ones = sch.one_loops
-        rc = np.abs(a[ones]) / (1.0 + np.abs(loop_gain[ones]))  # distance to singularity, relative
+        loop_gain = dp[ones] * sch.self_gain[ones][:, None]
+        a = 1.0 - loop_gain
+        gains[1] = dp.copy()
+        gains[1][ones] = dp[ones] / a
+        rc = np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
         rcond = np.minimum(rcond, rc.min(axis=0))
     for size, (pos, Dbb) in sch.loop_groups.items():
         dd = dp[pos]  # (count, size, N)
