@@ -45,7 +45,8 @@ class _Schedule:
     loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
     self_gain: np.ndarray     # (ndelta,) D_zw diagonal of 1-channel loops (0 elsewhere), perm order
     one_loops: np.ndarray     # perm positions of 1-channel loops
-    loop_groups: dict         # size >= 2 -> (perm positions (count, size), blocks (count, size, size))
+    loop_groups: dict         # size >= 2 -> (unique loops: perm positions (u, size), blocks (u, size, size),
+                              #   index (count,) of each loop's unique loop, or None if all distinct)
     rhs: np.ndarray           # [C_z, D_zu] rows in perm order: (ndelta, nx + m)
     base: np.ndarray          # [[A, B_u], [C_y, D_yu]]: (nx + p, nx + m)
     coupling: tuple           # [B_w; D_yw] columns in perm order, as an update op (see _update_op)
@@ -116,10 +117,20 @@ def _schedule(lfr, transposed: bool = False) -> _Schedule:
         entry[2], entry[3] = ndiag, groups
     one_loops_a = np.array(one_loops, dtype=int)
     self_gain[one_loops_a] = Dp[one_loops_a, one_loops_a]
-    loop_groups = {}
+    # Loops with the same parameters on the same channels and the same D_bb (e.g. the two
+    # copies of a rotation in blockdiag(R, R)) have the same gains at every point: their
+    # gains are computed once (exactly the same numbers) and gathered.
+    owner = np.repeat(np.arange(len(lfr.blocks)), [b.size for b in lfr.blocks]) if nd else np.zeros(0, int)
+    loop_groups, all_loops = {}, {}
     for size, starts in group_items.items():
         pos = np.array(starts, dtype=int)[:, None] + np.arange(size)
-        loop_groups[size] = (pos, np.stack([Dp[s:s + size, s:s + size] for s in starts]))
+        blocks = np.stack([Dp[s:s + size, s:s + size] for s in starts])
+        all_loops[size] = (pos, blocks)
+        seen: dict = {}
+        index = np.array([seen.setdefault((tuple(owner[perm_a[p]]), b.tobytes()), len(seen))
+                          for p, b in zip(pos, blocks)], dtype=int)
+        first_of = np.unique(index, return_index=True)[1]
+        loop_groups[size] = (pos[first_of], blocks[first_of], None if len(seen) == len(pos) else index)
     spans, first = [], 0
     for k, (l0, l1, _, _) in enumerate(levels):
         s0 = levels[first][0]
@@ -149,7 +160,7 @@ def _schedule(lfr, transposed: bool = False) -> _Schedule:
         layout.append((s0, s1, lev0, lev1, r_in, S_op, e0))
         e0 += r_in + s1 - s0
     superblocks = layout
-    loop_blocks = {size: (perm_a[pos], blocks) for size, (pos, blocks) in loop_groups.items()}
+    loop_blocks = {size: (perm_a[pos], blocks) for size, (pos, blocks) in all_loops.items()}
     if one_loops_a.size:
         loop_blocks[1] = (perm_a[one_loops_a][:, None], self_gain[one_loops_a][:, None, None])
     q = nx + nd
@@ -377,7 +388,7 @@ def _loop_gains(sch, dp):
         gains[1][ones] = dp[ones] / a
         rc = np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
         rcond = np.minimum(rcond, rc.min(axis=0))
-    for size, (pos, Dbb) in sch.loop_groups.items():
+    for size, (pos, Dbb, index) in sch.loop_groups.items():
         dd = dp[pos]  # (count, size, N)
         if size == 2:
             # I - diag(d) D_bb = [[a, -p01], [-p10, e]]; gain = adj * diag(d) / det
@@ -412,6 +423,8 @@ def _loop_gains(sch, dp):
             if sch.transposed:
                 _, rc = _inverse_with_rcond(np.eye(size) - ddt[..., None] * np.swapaxes(Dbb, 1, 2)[:, None])
             G = (inv, ddt)  # gain = inv @ diag(d): applied as inv @ (d * z), no (N, s, s) pass
+        if index is not None:  # gather the shared gains of duplicate loops
+            G = G[index] if size == 2 else (G[0][index], G[1][index])
         gains[size] = G
         rcond = np.minimum(rcond, rc.min(axis=0))
     return gains, rcond
