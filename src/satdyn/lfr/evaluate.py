@@ -6,18 +6,10 @@ Closing the Delta loop at N points means solving, for every point,
 
 and then  [A', B'] = [A, B_u] + B_w W,  [C', D'] = [C_y, D_yu] + D_yw W.
 
-The batched solver exploits the structure of ``D_zw`` once per LFR (cached): its
-strongly connected components (scipy.sparse.csgraph), ordered by dependency *levels*
-(all components whose inputs are already known).  Within a level, channels without
-a self-loop are a plain multiply and loops a closed-form (sizes 1, 2: scalar loops,
-Cayley rotations) or batched-inverse solve.  Levels are swept in super-blocks of
-~32 channels (a blocked right-looking triangular solve): inside a super-block each
-level pulls its couplings with a small matrix product; after it, one product -- with
-a precomputed low-rank factor when the coupling block has small numerical rank, as it
-does for products of LFRs, which couple through the few signals between factors --
-updates all later channels for all N points at once.  The N points are processed in
-chunks sized so that a super-block's work array stays in cache.  A dense ``D_zw`` is
-one component: a batched inverse in chunks.
+The batched solver (:mod:`satdyn.lfr._batch`) exploits the structure of ``D_zw``
+once per LFR (cached): dependency levels of its strongly connected components,
+closed-form loop gains, low-rank cut states between super-blocks, the narrower of
+the LFR and its transpose.  A single point uses one dense LAPACK solve.
 
 Ill-posedness: a point whose loop matrix has reciprocal condition number below
 ``RCOND_TOL`` (or is singular, or gives non-finite numbers) is marked invalid and
@@ -33,10 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse
-import scipy.sparse.csgraph
 
 from . import _core
+from ._batch import _SUPERBLOCK, _close_batch, _directions, _inverse_with_rcond, _schedule  # noqa: F401 (tests use them)
 from .batch import StateSpaceBatch, batch_freqresp
 from .convert import to_statespace
 
@@ -96,281 +87,6 @@ def _deltas(lfr, values, batch: bool, strict: bool = True):
     return d, N, arrays
 
 
-# --- structure of D_zw (cached on the immutable LFR) ---------------------------------------
-_SUPERBLOCK = 32  # channels per super-block of the blocked triangular sweep
-
-
-@dataclass(frozen=True)
-class _Schedule:
-    perm: np.ndarray          # channel order: by level, components contiguous
-    D11: np.ndarray           # D_zw permuted by perm
-    levels: list              # (l0, l1, n free, loop groups [(g0, count, size, Dbb)], inner update)
-    superblocks: list         # (s0, s1, first level, last level + 1, U_in, Vt, P offset, P rows)
-    largest: int              # largest strongly connected component
-    loop_blocks: dict         # size -> (channels (count, size), D_zw blocks (count, size, size))
-
-
-def _schedule(lfr) -> _Schedule:
-    cached = lfr._cache.get("schedule")
-    if cached is not None:
-        return cached
-    nx, nd = lfr.nstates, lfr.ndelta
-    D11 = lfr._M[nx:nx + nd, nx:nx + nd]
-    pattern = D11 != 0.0
-    n_comp, comp = scipy.sparse.csgraph.connected_components(
-        scipy.sparse.csr_matrix(pattern), directed=True, connection="strong"
-    )
-    members = [[] for _ in range(n_comp)]
-    for i, c in enumerate(comp):
-        members[c].append(i)
-    rows, cols = np.nonzero(pattern)
-    between = comp[rows] != comp[cols]
-    deps = [set() for _ in range(n_comp)]
-    for a, b in zip(comp[rows[between]], comp[cols[between]]):
-        deps[a].add(int(b))
-    level = np.zeros(n_comp, dtype=int)
-    for c in _topological(deps):  # dependencies first
-        level[c] = 1 + max((level[d] for d in deps[c]), default=-1)
-    by_level: dict[int, list[int]] = {}
-    for c in range(n_comp):
-        by_level.setdefault(int(level[c]), []).append(c)
-    def is_free(c):  # a single channel without self-loop: w = delta * rhs
-        return len(members[c]) == 1 and not pattern[members[c][0], members[c][0]]
-
-    perm: list[int] = []
-    levels = []
-    for lev in sorted(by_level):
-        l0 = len(perm)
-        free, loops = [], {}
-        # Free channels first, then loops grouped by size: each group is contiguous.
-        for c in sorted(by_level[lev], key=lambda c: (not is_free(c), len(members[c]))):
-            mem = members[c]
-            if is_free(c):
-                free.append(len(perm) - l0)
-            else:
-                loops.setdefault(len(mem), []).append(len(perm))
-            perm.extend(mem)
-        levels.append([l0, len(perm), np.array(free, dtype=int), loops])
-    perm_a = np.array(perm, dtype=int)
-    Dp = D11[np.ix_(perm_a, perm_a)] if nd else D11
-    for entry in levels:
-        # Free channels come first in a level, then loops grouped by size: all contiguous.
-        nfree = entry[2].size
-        entry[2] = nfree
-        groups = []
-        for size, starts in _loops_sorted(entry[3]):
-            count = len(starts)
-            g0 = starts[0]
-            groups.append((g0, count, size, np.stack([Dp[s:s + size, s:s + size] for s in starts])))
-        entry[3] = groups
-    spans, first = [], 0
-    for k, (l0, l1, _, _) in enumerate(levels):
-        s0 = levels[first][0]
-        if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
-            spans.append((s0, l1, first, k + 1))
-            first = k + 1
-    for s0, s1, lev0, lev1 in spans:
-        for entry in levels[lev0:lev1]:
-            entry.append(_update_op(Dp[entry[0]:entry[1], s0:entry[0]]))
-    superblocks = _left_looking(Dp, spans)
-    loop_blocks: dict = {}
-    for entry in levels:
-        for g0, count, size, Dbb in entry[3]:
-            channels = perm_a[g0:g0 + count * size].reshape(count, size)
-            loop_blocks.setdefault(size, []).append((channels, Dbb))
-    loop_blocks = {size: (np.concatenate([c for c, _ in items]), np.concatenate([b for _, b in items]))
-                   for size, items in loop_blocks.items()}
-    result = _Schedule(perm_a, Dp, [tuple(e) for e in levels], superblocks,
-                       max((len(m) for m in members), default=0), loop_blocks)
-    lfr._cache["schedule"] = result
-    return result
-
-
-def _update_op(block):
-    """How to apply ``rows += block @ cols``: None (zero block), ``(block, None)`` dense,
-    or ``(U, Vt)`` low rank -- products of LFRs couple their factors through the few
-    signals between them, so these blocks usually have a small numerical rank."""
-    if block.size == 0 or not np.any(block):
-        return None
-    U, sv, Vt = np.linalg.svd(block, full_matrices=False)
-    r = int(np.count_nonzero(sv > 1e-14 * sv[0]))
-    rows, cols = block.shape
-    if r * (rows + cols) < 0.7 * rows * cols:
-        return (np.ascontiguousarray(U[:, :r] * sv[:r]), np.ascontiguousarray(Vt[:r]))
-    return (np.ascontiguousarray(block), None)
-
-
-def _left_looking(Dp, spans) -> list:
-    """Couplings between super-blocks as ``D[later, T] = U_T Vt_T`` (low rank when it
-    pays).  At run time, after super-block T, its projection ``P_T = Vt_T w_T`` (r_T
-    rows) is stored; super-block S starts with ``w_S += U_S P`` where ``U_S`` gathers the
-    rows of every earlier ``U_T`` that fall in S -- only S's rows and the small P are
-    touched, so the work stays in cache."""
-    factors, offset = [], 0
-    for s0, s1, _, _ in spans:
-        op = _update_op(Dp[s1:, s0:s1])
-        if op is None:
-            U, Vt = np.zeros((Dp.shape[0] - s1, 0)), np.zeros((0, s1 - s0))
-        elif op[1] is None:
-            U, Vt = op[0], np.eye(s1 - s0)
-        else:
-            U, Vt = op
-        factors.append((U, Vt, offset))
-        offset += Vt.shape[0]
-    out = []
-    for i, (s0, s1, lev0, lev1) in enumerate(spans):
-        width = factors[i][2]
-        U_in = np.zeros((s1 - s0, width))
-        for j in range(i):
-            U, Vt, off = factors[j]
-            start = s0 - spans[j][1]
-            U_in[:, off:off + Vt.shape[0]] = U[start:start + (s1 - s0)]
-        U_in = U_in if np.any(U_in) else None
-        U, Vt, off = factors[i]
-        out.append((s0, s1, lev0, lev1, U_in, Vt if Vt.shape[0] else None, off, offset))
-    return out
-
-
-def _apply_update(op, flat, rows: slice, cols: slice):
-    if op is None:
-        return
-    first, second = op
-    if second is None:
-        flat[rows] += first @ flat[cols]
-    else:
-        flat[rows] += first @ (second @ flat[cols])
-
-
-def _loops_sorted(loops: dict):
-    return sorted(loops.items())
-
-
-def _topological(deps):
-    """Components ordered so that each comes after all its dependencies."""
-    order, state = [], [0] * len(deps)
-    for start in range(len(deps)):
-        if state[start]:
-            continue
-        stack = [(start, iter(deps[start]))]
-        state[start] = 1
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                order.append(node)
-                state[node] = 2
-            elif not state[nxt]:
-                state[nxt] = 1
-                stack.append((nxt, iter(deps[nxt])))
-    return order
-
-
-def _close_batch(lfr, d):
-    """Closed-loop matrices for deltas ``d`` (ndelta, N): (N, nx + p, nx + m) and rcond (N,).
-
-    Blocked right-looking triangular sweep over the level-ordered channels: inside a
-    super-block, level by level (multiply, or small batched solves for loops); after
-    it, one matrix product updates the right-hand sides of all later channels.
-    """
-    nx, nd, m, p = lfr.nstates, lfr.ndelta, lfr.ninputs, lfr.noutputs
-    M = lfr._M
-    N = d.shape[1]
-    q = nd + nx
-    outer_rows = np.r_[0:nx, q:q + p]
-    outer_cols = np.r_[0:nx, q:q + m]
-    base = M[np.ix_(outer_rows, outer_cols)]
-    if nd == 0:
-        return np.broadcast_to(base, (N,) + base.shape).copy(), np.ones(N)
-    k = nx + m
-    sch = _schedule(lfr)
-    perm, D = sch.perm, sch.D11
-    dp = d[perm]
-    W = np.empty((nd, N, k))  # right-hand sides, overwritten by the loop signals w
-    W[...] = M[nx + perm][:, outer_cols][:, None, :]
-    flat = W.reshape(nd, N * k)
-    rcond = np.ones(N)
-    with np.errstate(all="ignore"):
-        projections = None
-        for s0, s1, lev0, lev1, U_in, Vt, off, total in sch.superblocks:
-            if projections is None:
-                projections = np.empty((total, N * k))
-            if U_in is not None:
-                flat[s0:s1] += U_in @ projections[:U_in.shape[1]]
-            for l0, l1, nfree, loops, inner in sch.levels[lev0:lev1]:
-                _apply_update(inner, flat, slice(l0, l1), slice(s0, l0))
-                if nfree:
-                    W[l0:l0 + nfree] *= dp[l0:l0 + nfree, :, None]
-                for g0, count, size, Dbb in loops:
-                    g1 = g0 + count * size
-                    dd = dp[g0:g1].reshape(count, size, N)
-                    rc = _solve_loops(dd, Dbb, W[g0:g1].reshape(count, size, N, k))
-                    rcond = np.minimum(rcond, rc.min(axis=0))
-            if Vt is not None:
-                np.matmul(Vt, flat[s0:s1], out=projections[off:off + Vt.shape[0]])
-        coupling = M[outer_rows][:, nx + perm]
-        out = base[None] + np.moveaxis((coupling @ flat).reshape(nx + p, N, k), 1, 0)
-    return out, rcond
-
-
-def _solve_loops(dd, Dbb, rhs):
-    """Overwrite ``rhs`` with X solving ``(I - diag(dd) Dbb) X = diag(dd) rhs`` for
-    ``count`` loops of one size at N points.
-
-    dd (count, s, N), Dbb (count, s, s), rhs (count, s, N, k) (a view into the work
-    array); returns the reciprocal condition numbers (count, N).  Sizes 1 and 2 (a
-    scalar loop, a Cayley rotation) use closed forms; larger ones a batched inverse.
-    """
-    count, size, N = dd.shape
-    if size == 1:
-        loop_gain = dd[:, 0] * Dbb[:, 0, 0][:, None]  # (count, N)
-        a = 1.0 - loop_gain
-        rhs[:, 0] *= (dd[:, 0] / a)[..., None]
-        return np.abs(a) / (1.0 + np.abs(loop_gain))  # distance to singularity, relative
-    if size == 2:
-        d0, d1 = dd[:, 0], dd[:, 1]
-        a = 1.0 - d0 * Dbb[:, 0, 0][:, None]
-        b = -d0 * Dbb[:, 0, 1][:, None]
-        c = -d1 * Dbb[:, 1, 0][:, None]
-        e = 1.0 - d1 * Dbb[:, 1, 1][:, None]
-        det = a * e - b * c
-        c00, c01 = (e * d0 / det)[..., None], (-b * d1 / det)[..., None]
-        c10, c11 = (-c * d0 / det)[..., None], (a * d1 / det)[..., None]
-        r0 = rhs[:, 0].copy()
-        r1 = rhs[:, 1]
-        x0 = c00 * r0
-        x0 += c01 * r1
-        r1 *= c11
-        r1 += c10 * r0
-        rhs[:, 0] = x0
-        norm = np.maximum(np.abs(a) + np.abs(c), np.abs(b) + np.abs(e))
-        norm_inv = np.maximum(np.abs(e) + np.abs(c), np.abs(b) + np.abs(a)) / np.abs(det)
-        rc = 1.0 / (norm * norm_inv)
-        return np.where(np.isfinite(rc), rc, 0.0)
-    mats = np.eye(size) - np.moveaxis(dd, 2, 1)[..., None] * Dbb[:, None]  # (count, N, s, s)
-    inv, rc = _inverse_with_rcond(mats)
-    scaled = np.moveaxis(rhs * dd[..., None], 2, 1)  # (count, N, s, k)
-    rhs[...] = np.moveaxis(inv @ scaled, 1, 2)
-    return rc
-
-
-def _inverse_with_rcond(mats):
-    """Batched inverse and 1-norm reciprocal condition numbers; singular -> NaN, rcond 0."""
-    try:
-        inv = np.linalg.inv(mats)
-    except np.linalg.LinAlgError:
-        inv = np.full(mats.shape, np.nan)
-        for idx in np.ndindex(*mats.shape[:-2]):
-            try:
-                inv[idx] = np.linalg.inv(mats[idx])
-            except np.linalg.LinAlgError:
-                pass
-    norm = np.abs(mats).sum(axis=-2).max(axis=-1)
-    norm_inv = np.abs(inv).sum(axis=-2).max(axis=-1)
-    rc = 1.0 / (norm * norm_inv)
-    return inv, np.where(np.isfinite(rc), rc, 0.0)
-
-
 def _close_point(lfr, d):
     """One point: a dense LAPACK solve of the Delta loop (cheaper than the level sweep
     for a single point) with the same well-posedness measure as the batch: the
@@ -419,8 +135,9 @@ def _evaluate_deltas(lfr, d, chunk=None, progress=None):
         return out, valid
     out = np.empty((N, nx + lfr.noutputs, nx + lfr.ninputs))
     rcond = np.empty(N)
+    work: dict = {}
     for s in range(0, N, chunk):
-        out[s:s + chunk], rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk])
+        _, rcond[s:s + chunk] = _close_batch(lfr, d[:, s:s + chunk], out[s:s + chunk], work)
         if progress is not None:
             progress(min(s + chunk, N), N)
     valid = (rcond >= RCOND_TOL) & np.all(np.isfinite(out.reshape(N, -1)), axis=1)
