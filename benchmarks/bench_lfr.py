@@ -19,7 +19,7 @@ solve of the Delta loop (no StateSpace construction), and the naive vectorisatio
 BLAS is pinned to one thread for every contender (set before numpy is imported) so
 that the comparison is fair and reproducible on a shared machine; override with
 OPENBLAS_NUM_THREADS.  Both wall-clock and process CPU times are printed; on a loaded
-machine the CPU-time ratio is the stable one (the batch is memory-bound and suffers
+machine the CPU-time ratio is the stable one (the batch streams large work arrays and suffers
 more from other jobs' cache pressure than the Python loop).  Usage: ``python benchmarks/bench_lfr.py [--points N]
 [--loop-points M]`` (the loop is extrapolated from M points when M < N).
 """
