@@ -211,19 +211,20 @@ def osborne_scalings(M, structure, iterations: int = 20):
     """Per-block positive scales d_i (F, k) balancing |M| (Osborne), a cheap D-only start."""
     st = structure
     F = M.shape[0]
-    absM = np.abs(M)
+    absM2 = np.abs(M) ** 2
     k = len(st.blocks)
+    z_owner = np.repeat(np.arange(k), [b.z_size for b in st.blocks])
+    w_owner = np.repeat(np.arange(k), [b.w_size for b in st.blocks])
     d = np.ones((F, k))
     for _ in range(iterations):
         for i, (zs, ws) in enumerate(zip(st.z_slices, st.w_slices)):
-            row_scale = np.concatenate([np.sqrt(d[:, [j]]) * np.ones((1, b.z_size)) for j, b in enumerate(st.blocks)], axis=1)
-            col_scale = np.concatenate([1 / np.sqrt(d[:, [j]]) * np.ones((1, b.w_size)) for j, b in enumerate(st.blocks)], axis=1)
-            S = absM * row_scale[:, :, None] * col_scale[:, None, :]
-            r = np.sqrt(np.sum(S[:, zs, :] ** 2, axis=(1, 2)) - np.sum(S[:, zs, ws] ** 2, axis=(1, 2)))
-            c = np.sqrt(np.sum(S[:, :, ws] ** 2, axis=(1, 2)) - np.sum(S[:, zs, ws] ** 2, axis=(1, 2)))
+            S = absM2 * (d[:, z_owner])[:, :, None] / (d[:, w_owner])[:, None, :]
+            diag = np.sum(S[:, zs, ws], axis=(1, 2))
+            r = np.sum(S[:, zs, :], axis=(1, 2)) - diag
+            c = np.sum(S[:, :, ws], axis=(1, 2)) - diag
             ok = (r > 0) & (c > 0)
             with np.errstate(all="ignore"):
-                d[:, i] = np.where(ok, d[:, i] * c / r, d[:, i])
+                d[:, i] = np.where(ok, d[:, i] * np.sqrt(c / r), d[:, i])
         d /= np.exp(np.mean(np.log(d), axis=1, keepdims=True))
     return d
 

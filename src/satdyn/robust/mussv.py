@@ -22,7 +22,7 @@ import numpy as np
 
 from .mu_branch import tighten_real_upper
 from .mu_lower import mu_lower_bound
-from .mu_upper import DGScalings, mu_upper_bound
+from .mu_upper import DGScalings, mu_upper_bound, osborne_scalings
 from .structure import BlockStructure
 
 __all__ = ["MussvResult", "mussv", "lmi_upper_bound", "check_mu_matrix"]
@@ -180,6 +180,12 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     if M.ndim != 2:
         raise ValueError(f"`M` must be one (n, m) matrix for the LMI cross-check; got {M.shape}")
     m = M.shape[1]
+    # Balance first (a block-scalar similarity P M P^-1 leaves mu and the D-G bound unchanged):
+    # badly scaled data make interior-point solvers fail near the optimum.
+    d = np.sqrt(osborne_scalings(M[None], structure)[0])
+    z_scale = np.repeat(d, [b.z_size for b in structure.blocks])
+    w_scale = np.repeat(d, [b.w_size for b in structure.blocks])
+    M = M * z_scale[:, None] / w_scale[None, :]
     constraints, variables = [], []
     for i, blk in enumerate(structure.blocks):
         if blk.is_scalar:

@@ -218,6 +218,9 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
     if n == 0:
         return sigma_D, np.zeros(N), np.ones(N, bool)
     poles, V = np.linalg.eig(A)
+    if min(B.shape[2], C.shape[1]) == 0:  # no input or no output: zero gain
+        stable = _is_stable(poles)
+        return np.where(stable, 0.0, np.inf), np.where(stable, 0.0, np.nan), stable
     stable = _is_stable(poles)
     idx = np.flatnonzero(stable)
     if idx.size == 0:
