@@ -18,7 +18,7 @@ Rule: varying (``vreal``) parameters are gridded, one result per grid point; unc
 from .frequency_grid import modal_frequency_grid, refine_peaks
 from .mdelta import MDeltaSystem, mdelta_system
 from .mu_upper import DGScalings
-from .mussv import MussvResult, lmi_upper_bound, mussv
+from .mu_bounds import MussvResult, lmi_upper_bound, mussv
 from .norms import HinfNorm, h2norm, hinfnorm
 from .stability import GriddedResults, RobustStabilityResult, robust_stability, robust_stability_mdelta
 from .structure import BlockStructure, UncertaintyBlock, complex_block, full_block, real_block
