@@ -17,6 +17,12 @@ the LFT models agree with the peers on the timed configurations.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread for both contenders (as the other benchmarks): on a shared 2-core machine
+# multi-threaded BLAS on many small problems only adds contention. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import sys
 import time

@@ -12,6 +12,12 @@ ratios (> 1: satdyn faster). The spacecraft data are synthetic.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread for both contenders (as the other benchmarks): on a shared 2-core machine
+# multi-threaded BLAS on many small problems only adds contention. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import time
 

@@ -15,6 +15,12 @@ Run: ``PYTHONPATH=src python benchmarks/bench_titop.py [N] [N_rebuild]``.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread for both contenders (as the other benchmarks): on a shared 2-core machine
+# multi-threaded BLAS on many small problems only adds contention. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import sys
 import time
 
