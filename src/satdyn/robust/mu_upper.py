@@ -64,6 +64,23 @@ class _Layout:
             else:
                 self.G_slices.append(None)
         self.size = offset
+        # every block 1x1 (the common non-repeated scalar case): D and G are diagonal and
+        # the pencil, its eigenvectors and the gradient are assembled without block loops
+        self.unit = all(b.z_size == 1 and b.w_size == 1 for b in structure.blocks)
+        if self.unit:
+            self.L_re = np.array([sl.start for sl in self.L_slices])
+            self.L_has_im = np.array([b.is_scalar for b in structure.blocks])
+            self.L_im = self.L_re[self.L_has_im] + 1
+            self.real_mask = np.array([b.kind == "real" for b in structure.blocks])
+            self.G_re = np.array([sl.start for sl in self.G_slices if sl is not None], dtype=int)
+
+    def unit_parts(self, x):
+        """Diagonal factors L (F, k) complex and G (F, k) real of a 1x1-block structure."""
+        L = x[:, self.L_re].astype(complex)
+        L[:, self.L_has_im] += 1j * x[:, self.L_im]
+        g = np.zeros(L.shape)
+        g[:, self.real_mask] = x[:, self.G_re]
+        return L, g
 
     def initial(self, scales):
         """Vector with L_i = sqrt(d_i) I, G = 0 from per-block positive scales (F, k)."""
@@ -158,16 +175,31 @@ def _herm(X):
 
 
 def _pencil_eigs(M, layout, x):
-    """Eigen-decomposition of Lw^-1 H Lw^-H; returns (lam (F,m) ascending, V, U, Ls)."""
-    Dz, Dw, G, Lw_inv, Ls = layout.matrices(x)
+    """Eigen-decomposition of Lw^-1 H Lw^-H; returns (lam (F,m) ascending, V, U, Ls).
+
+    For a 1x1-block layout ``Ls`` is the diagonal factor L (F, k) itself.
+    """
     MH = np.conj(np.swapaxes(M, 1, 2))
-    H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
-    T = _herm(Lw_inv @ H @ np.conj(np.swapaxes(Lw_inv, 1, 2)))
+    if layout.unit:
+        Ls, g = layout.unit_parts(x)
+        d = np.abs(Ls) ** 2
+        H = (MH * d[:, None, :]) @ M + 1j * (g[:, :, None] * M - MH * g[:, None, :])
+        with np.errstate(all="ignore"):
+            L_inv = 1.0 / Ls
+            T = _herm(L_inv[:, :, None] * H * np.conj(L_inv)[:, None, :])
+    else:
+        Dz, Dw, G, Lw_inv, Ls = layout.matrices(x)
+        H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
+        T = _herm(Lw_inv @ H @ np.conj(np.swapaxes(Lw_inv, 1, 2)))
     bad = ~np.all(np.isfinite(T), axis=(1, 2))
     T[bad] = 0.0
     lam, Y = np.linalg.eigh(T)
     lam[bad] = np.inf
-    V = np.conj(np.swapaxes(Lw_inv, 1, 2)) @ Y  # v^H Dw v = 1
+    if layout.unit:
+        with np.errstate(all="ignore"):
+            V = np.conj(L_inv)[:, :, None] * Y  # v^H Dw v = 1
+    else:
+        V = np.conj(np.swapaxes(Lw_inv, 1, 2)) @ Y
     U = M @ V
     return lam, V, U, Ls
 
@@ -187,6 +219,17 @@ def _objective(M, layout, x, temperature):
         w = e / s[:, None]
     grad = np.zeros_like(x)
     lam_safe = np.where(np.isfinite(lam), lam, 0.0)
+    if layout.unit:
+        with np.errstate(all="ignore"):
+            gamma = (np.sum(np.abs(U) ** 2 * w[:, None, :], axis=2)
+                     - np.sum(np.abs(V) ** 2 * (w * lam_safe)[:, None, :], axis=2))
+            gL = 2.0 * gamma * Ls
+            grad[:, layout.L_re] = gL.real
+            grad[:, layout.L_im] = gL.imag[:, layout.L_has_im]
+            cross = np.sum(V * np.conj(U) * w[:, None, :], axis=2)
+            grad[:, layout.G_re] = 2.0 * cross.imag[:, layout.real_mask]
+        grad[~finite] = 0.0
+        return f, grad, lam_max
     for i, (blk, zs, ws) in enumerate(zip(st.blocks, st.z_slices, st.w_slices)):
         Ui, Vi = U[:, zs, :], V[:, ws, :]
         gamma_z = (Ui * w[:, None, :]) @ np.conj(np.swapaxes(Ui, 1, 2))
