@@ -87,3 +87,10 @@ def test_bench_system_mixed_nonrepeated():
     size = int(nblock.sum())
     M = _bench_matrices(size, slice(1, 10, 3))
     _check_against_ab13md(M, satdyn_blocks, nblock, itype)
+
+
+@pytest.mark.slow
+def test_bench_system_60_real_scalars():
+    # 60 blocks was up to 48 % above AB13MD; AB13MD itself takes ~17 s per frequency here
+    M = _bench_matrices(60, slice(2, 10, 3))
+    _check_against_ab13md(M, [real_block(1)] * 60, np.ones(60, int), np.ones(60, int))
