@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .mdelta import MDeltaSystem, mdelta_system
+from .norms import require_continuous
 
 __all__ = ["GridPoint", "grid_points", "lfr_to_mdelta", "physical_values"]
 
@@ -34,15 +35,8 @@ class GridPoint:
 
 
 def _check_lfr(lfr):
-    for attr in ("A", "B", "C", "D", "blocks"):
-        if not hasattr(lfr, attr):
-            raise TypeError(
-                f"`lfr` must be a satdyn LFR (an object with A, B, C, D and blocks); "
-                f"{type(lfr).__name__} has no `.{attr}`"
-            )
-    dt = getattr(lfr, "dt", 0)
-    if dt not in (0, None) and dt is not False:
-        raise ValueError(f"`lfr` must be continuous-time; got dt={dt!r}")
+    require_continuous(lfr, "lfr", ("A", "B", "C", "D", "blocks"),
+                       "a satdyn LFR (an object with A, B, C, D and blocks)", "continuous-time")
 
 
 def grid_points(lfr, grid=None) -> list:

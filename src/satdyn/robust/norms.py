@@ -56,6 +56,20 @@ class HinfNorm:
         return {"value": self.value, "peak_frequency": self.peak_frequency, "stable": self.stable}
 
 
+def require_continuous(obj, name: str, attributes, expected: str, continuous: str) -> None:
+    """Public-boundary check shared by the norms and the LFR adapters.
+
+    ``TypeError`` when ``obj`` lacks one of ``attributes`` (message: "`name` must be
+    <expected>"), ``ValueError`` when it is discrete-time ("`name` must be <continuous>").
+    """
+    for attr in attributes:
+        if not hasattr(obj, attr):
+            raise TypeError(f"`{name}` must be {expected}; got {type(obj).__name__} without `.{attr}`")
+    dt = getattr(obj, "dt", 0)
+    if dt not in (0, None) and dt is not False:
+        raise ValueError(f"`{name}` must be {continuous}; got dt={dt!r}")
+
+
 def stacked_state_space(sys, name: str = "sys"):
     """Return ``(A, B, C, D, single)`` with stacked float arrays (N, ., .) from ``sys``.
 
@@ -63,15 +77,9 @@ def stacked_state_space(sys, name: str = "sys"):
     are replaced by an empty-gain stable placeholder; see :func:`_valid_rows`.
     Raises ``ValueError`` for discrete-time systems, inconsistent shapes or non-finite data.
     """
-    for attr in ("A", "B", "C", "D"):
-        if not hasattr(sys, attr):
-            raise TypeError(
-                f"`{name}` must be a control.StateSpace or an object with stacked A, B, C, D "
-                f"arrays; got {type(sys).__name__} without `.{attr}`"
-            )
-    dt = getattr(sys, "dt", 0)
-    if dt not in (0, None) and dt is not False:
-        raise ValueError(f"`{name}` must be a continuous-time system (dt == 0); got dt={dt!r}")
+    require_continuous(sys, name, ("A", "B", "C", "D"),
+                       "a control.StateSpace or an object with stacked A, B, C, D arrays",
+                       "a continuous-time system (dt == 0)")
     valid = _valid_rows(sys)
     arrays = []
     for attr in ("A", "B", "C", "D"):
