@@ -18,7 +18,7 @@ Rule: varying (``vreal``) parameters are gridded, one result per grid point; unc
 from .frequency_grid import modal_frequency_grid, refine_peaks
 from .mdelta import MDeltaSystem, mdelta_system
 from .mu_upper import DGScalings
-from .mu_bounds import MussvResult, lmi_upper_bound, mussv
+from .mu_bounds import MussvResult, lmi_margin, lmi_upper_bound, mussv
 from .norms import HinfNorm, h2norm, hinfnorm
 from .stability import GriddedResults, RobustStabilityResult, robust_stability, robust_stability_mdelta
 from .structure import BlockStructure, UncertaintyBlock, complex_block, full_block, real_block
@@ -26,7 +26,7 @@ from .wcgain import WorstCaseGainResult, worst_case_gain, worst_case_gain_mdelta
 
 __all__ = [
     "hinfnorm", "h2norm", "HinfNorm",
-    "mussv", "MussvResult", "DGScalings", "lmi_upper_bound",
+    "mussv", "MussvResult", "DGScalings", "lmi_upper_bound", "lmi_margin",
     "BlockStructure", "UncertaintyBlock", "real_block", "complex_block", "full_block",
     "MDeltaSystem", "mdelta_system",
     "robust_stability", "robust_stability_mdelta", "RobustStabilityResult", "GriddedResults",

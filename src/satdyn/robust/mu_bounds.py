@@ -26,7 +26,7 @@ from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound, osborne_scalings
 from .structure import BlockStructure
 
-__all__ = ["MussvResult", "mussv", "lmi_upper_bound", "check_mu_matrix"]
+__all__ = ["MussvResult", "mussv", "lmi_upper_bound", "lmi_margin", "check_mu_matrix"]
 
 
 @dataclass(frozen=True)
@@ -198,48 +198,10 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     -------
     float
     """
-    try:
-        import cvxpy as cp
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("lmi_upper_bound needs cvxpy: install satdyn[lmi]") from exc
     structure = BlockStructure.parse(blocks)
-    M = check_mu_matrix(M, structure)
-    if M.ndim != 2:
-        raise ValueError(f"`M` must be one (n, m) matrix for the LMI cross-check; got {M.shape}")
+    M = _balanced_single(M, structure, None)
     m = M.shape[1]
-    # Balance first (a block-scalar similarity P M P^-1 leaves mu and the D-G bound unchanged):
-    # badly scaled data make interior-point solvers fail near the optimum.
-    d = np.sqrt(osborne_scalings(M[None], structure)[0])
-    z_scale = np.repeat(d, [b.z_size for b in structure.blocks])
-    w_scale = np.repeat(d, [b.w_size for b in structure.blocks])
-    M = M * z_scale[:, None] / w_scale[None, :]
-    constraints, variables = [], []
-    for i, blk in enumerate(structure.blocks):
-        if blk.is_scalar:
-            Di = cp.Variable((blk.z_size, blk.z_size), hermitian=True)
-            constraints.append(Di >> np.eye(blk.z_size) * 1e-9)
-            variables.append((blk, Di, Di))
-        else:
-            d = cp.Variable(nonneg=True)
-            constraints.append(d >= 1e-9)
-            variables.append((blk, d * np.eye(blk.z_size), d * np.eye(blk.w_size)))
-    k = len(variables)
-    blk = structure.blocks
-    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((blk[i].z_size, blk[j].z_size)) for j in range(k)]
-                  for i in range(k)])
-    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((blk[i].w_size, blk[j].w_size)) for j in range(k)]
-                  for i in range(k)])
-    G_blocks = []
-    for i, blk in enumerate(structure.blocks):
-        row = []
-        for j, blk_j in enumerate(structure.blocks):
-            if i == j and blk.kind == "real":
-                Gi = cp.Variable((blk.z_size, blk.z_size), hermitian=True)
-                row.append(Gi)
-            else:
-                row.append(np.zeros((blk.w_size, blk_j.z_size)))
-        G_blocks.append(row)
-    G = cp.bmat(G_blocks)
+    cp, constraints, Dz, Dw, G = _lmi_variables(structure)
     beta2 = cp.Parameter(nonneg=True)
     MH = M.conj().T
     lmi = MH @ Dz @ M + 1j * (G @ M - MH @ G.H) - beta2 * Dw
@@ -262,3 +224,107 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
         else:
             lo = mid
     return hi
+
+
+def _balanced_single(M, structure, similarity):
+    """One (n, m) matrix, balanced by a block similarity P M P^-1 (mu and the D-G bound unchanged).
+
+    ``similarity`` (n, n) block-diagonal positive definite D: P = chol(D_i)^H per block
+    (scalar blocks); None: Osborne balancing. Badly scaled data make interior-point solvers
+    fail near the optimum.
+    """
+    M = check_mu_matrix(M, structure)
+    if M.ndim != 2:
+        raise ValueError(f"`M` must be one (n, m) matrix for the LMI cross-check; got {M.shape}")
+    if similarity is None:
+        d = np.sqrt(osborne_scalings(M[None], structure)[0])
+        z_scale = np.repeat(d, [b.z_size for b in structure.blocks])
+        w_scale = np.repeat(d, [b.w_size for b in structure.blocks])
+        return M * z_scale[:, None] / w_scale[None, :]
+    if not all(b.is_scalar for b in structure.blocks):
+        raise ValueError("`similarity` needs a structure of scalar blocks")
+    similarity = np.asarray(similarity, dtype=complex)
+    if similarity.shape != (structure.n, structure.n):
+        raise ValueError(f"`similarity` must have shape {(structure.n, structure.n)}; got {similarity.shape}")
+    P = np.zeros_like(similarity)
+    for zs in structure.z_slices:
+        try:
+            P[zs, zs] = np.linalg.cholesky(similarity[zs, zs]).conj().T
+        except np.linalg.LinAlgError:
+            raise ValueError("`similarity` must be positive definite on every block") from None
+    return P @ M @ np.linalg.inv(P)
+
+
+def _lmi_variables(structure):
+    """cvxpy variables of the D-G LMI: (cp, constraints, Dz, Dw, G) with D >= 0 per block."""
+    try:
+        import cvxpy as cp
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the LMI cross-checks need cvxpy: install satdyn[lmi]") from exc
+    constraints, variables = [], []
+    for blk in structure.blocks:
+        if blk.is_scalar:
+            Di = cp.Variable((blk.z_size, blk.z_size), hermitian=True)
+            constraints.append(Di >> np.eye(blk.z_size) * 1e-9)
+            variables.append((blk, Di, Di))
+        else:
+            d = cp.Variable(nonneg=True)
+            constraints.append(d >= 1e-9)
+            variables.append((blk, d * np.eye(blk.z_size), d * np.eye(blk.w_size)))
+    k = len(variables)
+    blk = structure.blocks
+    Dz = cp.bmat([[variables[i][1] if i == j else np.zeros((blk[i].z_size, blk[j].z_size)) for j in range(k)]
+                  for i in range(k)])
+    Dw = cp.bmat([[variables[i][2] if i == j else np.zeros((blk[i].w_size, blk[j].w_size)) for j in range(k)]
+                  for i in range(k)])
+    G_blocks = []
+    for i, blk_i in enumerate(structure.blocks):
+        row = []
+        for j, blk_j in enumerate(structure.blocks):
+            if i == j and blk_i.kind == "real":
+                row.append(cp.Variable((blk_i.z_size, blk_i.z_size), hermitian=True))
+            else:
+                row.append(np.zeros((blk_i.w_size, blk_j.z_size)))
+        G_blocks.append(row)
+    return cp, constraints, Dz, Dw, cp.bmat(G_blocks)
+
+
+def lmi_margin(M, blocks, beta, *, similarity=None, solver: str | None = "CLARABEL"):
+    """Optimal margin s* of the D-G LMI at level beta, by cvxpy (cross-check only).
+
+    s* = min s over D >= 0 (trace(D_w) = m), G Hermitian, of
+    ``M^H D_z M + j(G M - M^H G^H) - beta^2 D_w <= s I``. s* < 0: beta is above the D-G
+    optimum (certified by the solver's D, G); s* > 0: beta is below it. Unlike the
+    feasibility test of ``lmi_upper_bound`` its sign does not depend on how the solver
+    reports a failure near the boundary, so two calls at beta (1 -/+ eps) bracket the optimum.
+
+    Parameters
+    ----------
+    M : array_like (n, m), one matrix.
+    blocks : block structure.
+    beta : float > 0
+    similarity : ndarray (n, n), optional
+        Block-diagonal D > 0 (e.g. ``mussv(...).scalings.Dz``) for a similarity P M P^-1
+        that balances M (the bound is invariant); default Osborne balancing.
+    solver : str, optional
+
+    Returns
+    -------
+    (margin, status) : (float, str)
+    """
+    structure = BlockStructure.parse(blocks)
+    if not np.isfinite(beta) or beta <= 0:
+        raise ValueError(f"`beta` must be a positive finite number; got {beta!r}")
+    M = _balanced_single(M, structure, similarity)
+    m = M.shape[1]
+    cp, constraints, Dz, Dw, G = _lmi_variables(structure)
+    margin = cp.Variable()
+    MH = M.conj().T
+    lmi = MH @ Dz @ M + 1j * (G @ M - MH @ G.H) - beta**2 * Dw
+    lmi = 0.5 * (lmi + lmi.H)
+    problem = cp.Problem(cp.Minimize(margin),
+                         constraints + [lmi << margin * np.eye(m), cp.real(cp.trace(Dw)) == m])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        problem.solve(solver=solver)
+    return float(problem.value), str(problem.status)

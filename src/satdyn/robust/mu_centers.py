@@ -519,7 +519,7 @@ def needs_refinement(structure) -> bool:
     return supports_centers(structure) and any(b.z_size > 1 for b in structure.blocks)
 
 
-def refine_supremum(M, structure, upper, Dz, G, *, accuracy: float = 1e-4, progress=None):
+def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1e-4, progress=None):
     """Converge the D-G bound where the supremum over the stack is decided.
 
     The bounds ``upper`` (F,) certified by (Dz, G) are all valid; the largest ones are refined
@@ -527,13 +527,20 @@ def refine_supremum(M, structure, upper, Dz, G, *, accuracy: float = 1e-4, progr
     maximum, until no unrefined bound does. So ``max(upper)`` becomes the converged D-G bound
     of the stack; the others stay valid upper bounds.
 
+    Without ``Dz``, ``G`` the descent's scalings are recomputed for the rows refined (and
+    ``None`` is returned in their place).
+
     Returns
     -------
     upper : ndarray (F,), Dz, G : certificates (copies, refined rows replaced),
     refined : bool ndarray (F,)
     """
+    from .mu_upper import mu_upper_bound  # noqa: PLC0415 - only for callers without scalings
+
     upper = np.array(upper, dtype=float)
-    Dz, G = Dz.copy(), G.copy()
+    have = Dz is not None
+    if have:
+        Dz, G = Dz.copy(), G.copy()
     refined = np.zeros(upper.shape[0], bool)
     while True:
         level = np.max(upper[refined]) if np.any(refined) else -np.inf
@@ -541,11 +548,17 @@ def refine_supremum(M, structure, upper, Dz, G, *, accuracy: float = 1e-4, progr
         if todo.size == 0:
             break
         pick = todo[np.argsort(upper[todo])[::-1][:4]]
-        lam, Dn, Gn, _, _ = centers_upper_bound(M[pick], structure, Dz[pick], G[pick], accuracy=accuracy)
+        if have:
+            D0, G0 = Dz[pick], G[pick]
+        else:
+            _, start, _ = mu_upper_bound(M[pick], structure)
+            D0, G0 = start.Dz, start.G
+        lam, Dn, Gn, _, _ = centers_upper_bound(M[pick], structure, D0, G0, accuracy=accuracy)
         beta = np.sqrt(np.maximum(lam, 0.0))
         better = np.isfinite(beta) & (beta < upper[pick])
         upper[pick[better]] = beta[better]
-        Dz[pick[better]], G[pick[better]] = Dn[better], Gn[better]
+        if have:
+            Dz[pick[better]], G[pick[better]] = Dn[better], Gn[better]
         refined[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")

@@ -29,6 +29,7 @@ import numpy as np
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
 from .mdelta import MDeltaSystem
+from .mu_centers import needs_refinement, refine_supremum
 from .mu_upper import mu_upper_bound
 from .structure import BlockStructure, real_block
 
@@ -264,6 +265,12 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
         order = np.argsort(freqs)
         freqs, mu_up = freqs[order], mu_up[order]
         peak = max(peak, float(np.max(mu_near)))
+    if needs_refinement(structure):
+        # repeated parameters: converge the D-G bound where the supremum is decided
+        M_all = np.concatenate([system.response(freqs)[:, : system.ndelta, : system.ndelta],
+                                D11[None].astype(complex)])
+        ups, _, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]))
+        mu_up, peak = ups[:-1], float(np.max(ups))
     lower = 1.0 / peak if peak > 0 else np.inf
     upper = float(t_best)
     if not np.isfinite(upper):
