@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .mu_branch import tighten_real_upper
-from .mu_centers import centers_upper_bound, needs_refinement, refine_supremum
+from .mu_centers import needs_refinement, refine_rows, refine_supremum
 from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound, osborne_scalings
 from .structure import BlockStructure
@@ -141,13 +141,8 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     if refine is not False and needs_refinement(structure):
         Dz, G = scalings.Dz, scalings.G
         if refine is True:
-            lam, Dn, Gn, _, _ = centers_upper_bound(flat, structure, Dz, G, accuracy=accuracy,
-                                                    progress=progress)
-            beta = np.sqrt(np.maximum(lam, 0.0))
-            better = np.isfinite(beta) & (beta < upper)
-            upper = np.where(better, beta, upper)
-            Dz = np.where(better[:, None, None], Dn, Dz)
-            G = np.where(better[:, None, None], Gn, G)
+            upper, Dz, G = refine_rows(flat, structure, upper, Dz, G, np.arange(flat.shape[0]),
+                                       accuracy=accuracy, progress=progress)
         else:
             upper, Dz, G, _ = refine_supremum(flat, structure, upper, Dz, G, accuracy=accuracy,
                                               progress=progress)

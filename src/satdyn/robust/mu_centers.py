@@ -32,8 +32,11 @@ Scope: structures of repeated scalar blocks (real: D and G; complex: D). Full co
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
-__all__ = ["centers_upper_bound", "needs_refinement", "refine_supremum", "supports_centers"]
+from .mu_upper import mu_upper_bound
+
+__all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum", "supports_centers"]
 
 
 def supports_centers(structure) -> bool:
@@ -148,7 +151,7 @@ class _CentersLayout:
             D[:, zs, zs] = Di
             if Gi is not None:
                 G[:, zs, zs] = Gi
-        return D, G, Ds
+        return D, G
 
 
 def _pencil_max(M, D, G):
@@ -190,14 +193,14 @@ def _cholesky(X):
 
 
 def _barrier_terms(M, layout, y, t):
-    """Barrier value, gradient (F, p), Hessian (F, p, p), S = F_t^-1 and feasibility (F,).
+    """Barrier value (F,), gradient (F, p), Hessian (F, p, p) and feasibility (F,).
 
     phi_t(y) = -log det F_t(y) - sum_i log det D_i.
     """
     st = layout.structure
     F = y.shape[0]
     n = st.n
-    D, G, Ds = layout.assemble(y)
+    D, G = layout.assemble(y)
     MH = np.conj(np.swapaxes(M, 1, 2))
     Ft = t[:, None, None] * D - (MH @ D @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
     L, ok = _cholesky(Ft)
@@ -207,9 +210,8 @@ def _barrier_terms(M, layout, y, t):
     p = layout.size
     grad = np.zeros((F, p))
     hess = np.zeros((F, p, p))
-    S = np.zeros_like(Ft)
     if not np.any(ok):
-        return value, grad, hess, S, ok
+        return value, grad, hess, ok
     rows = np.flatnonzero(ok)
     Lr, LDr = L[rows], LD[rows]
     value[rows] = -2.0 * np.sum(np.log(np.real(np.diagonal(Lr, axis1=1, axis2=2))), axis=1) \
@@ -218,7 +220,6 @@ def _barrier_terms(M, layout, y, t):
     Sr = np.conj(np.swapaxes(Linv, 1, 2)) @ Linv
     LDinv = np.linalg.inv(LDr)
     Dinv = np.conj(np.swapaxes(LDinv, 1, 2)) @ LDinv
-    S[rows] = Sr
     Mr = M[rows]
     MS = Mr @ Sr                                     # (F, n, m)  W^(01) = M S   (z rows, w cols)
     MSMH = MS @ np.conj(np.swapaxes(Mr, 1, 2))       # (F, n, n)  W^(00)
@@ -233,55 +234,51 @@ def _barrier_terms(M, layout, y, t):
     h = np.zeros((rows.size, p, p))
     zsl = st.z_slices
     # K_D(t) = diag(-1, t), K_G = [[0, j], [-j, 0]]: X_i = K_D (x) D_i + K_G (x) G_i
-    for gi, (ri, mem_i) in enumerate(layout.groups):
+    for ri, mem_i in layout.groups:
+        k = len(mem_i)
         idx_i = np.concatenate([np.arange(zsl[b].start, zsl[b].stop) for b in mem_i])
-        Wi = W[:, :, idx_i][:, :, :, :, idx_i].reshape(rows.size, 2, len(mem_i), ri, 2, len(mem_i), ri)
-        # diagonal blocks (W_ii) for the gradient
-        ii = np.arange(len(mem_i))
-        Wd = Wi[:, :, ii, :, :, ii, :]               # (k, F, 2, r, 2, r)
-        Wd = np.moveaxis(Wd, 0, 1)                   # (F, k, 2, r, 2, r)
-        CD = -Wd[:, :, 0, :, 0, :] + tr[:, None, None, None] * Wd[:, :, 1, :, 1, :]
-        CG = 1j * Wd[:, :, 1, :, 0, :] - 1j * Wd[:, :, 0, :, 1, :]
-        Dinv_i = np.stack([Dinv[:, zsl[b], zsl[b]] for b in mem_i], axis=1)
-        gamma_D = -CD - Dinv_i                       # dphi = Re tr(Gamma dX)
-        gamma_G = -CG
-        index, coef = layout.bases[ri]
-        for k_loc, b in enumerate(mem_i):
-            # tr(Gamma E_a) = sum_pq Gamma[q, p] E_a[p, q]
-            GT = np.swapaxes(gamma_D[:, k_loc], 1, 2).reshape(rows.size, -1)
-            val = GT[:, index[0]] * coef[0] + GT[:, index[1]] * coef[1]
-            off = layout.D_offsets[b]
-            g[:, off:off + ri * ri] = np.real(val)
-            if layout.G_offsets[b] is not None:
-                GT = np.swapaxes(gamma_G[:, k_loc], 1, 2).reshape(rows.size, -1)
-                val = GT[:, index[0]] * coef[0] + GT[:, index[1]] * coef[1]
-                off = layout.G_offsets[b]
-                g[:, off:off + ri * ri] = np.real(val)
-        for gj, (rj, mem_j) in enumerate(layout.groups):
+        Wi = W[:, :, idx_i][:, :, :, :, idx_i].reshape(rows.size, 2, k, ri, 2, k, ri)
+        ii = np.arange(k)
+        Wd = np.moveaxis(Wi[:, :, ii, :, :, ii, :], 0, 1)   # diagonal blocks W_ii (F, k, 2, r, 2, r)
+        Dinv_i = np.stack([Dinv[:, zsl[b], zsl[b]] for b in mem_i], axis=1)  # (F, k, r, r)
+        # dphi = Re tr(Gamma dX_i), Gamma_D = -(t W^(11) - W^(00)) - D^-1, Gamma_G = -j(W^(10) - W^(01))
+        gamma_D = Wd[:, :, 0, :, 0, :] - tr[:, None, None, None] * Wd[:, :, 1, :, 1, :] - Dinv_i
+        gamma_G = -1j * (Wd[:, :, 1, :, 0, :] - Wd[:, :, 0, :, 1, :])
+        g[:, layout.parameter_index("D", mem_i)] = _project_vector(gamma_D, layout.bases[ri]).reshape(rows.size, -1)
+        with_G = [b for b in mem_i if layout.G_offsets[b] is not None]
+        if with_G:
+            sel = [list(mem_i).index(b) for b in with_G]
+            g[:, layout.parameter_index("G", with_G)] = _project_vector(
+                gamma_G[:, sel], layout.bases[ri]).reshape(rows.size, -1)
+        for rj, mem_j in layout.groups:
             idx_j = np.concatenate([np.arange(zsl[b].start, zsl[b].stop) for b in mem_j])
-            Wij = W[:, :, idx_i][:, :, :, :, idx_j].reshape(
-                rows.size, 2, len(mem_i), ri, 2, len(mem_j), rj)
+            Wij = W[:, :, idx_i][:, :, :, :, idx_j].reshape(rows.size, 2, k, ri, 2, len(mem_j), rj)
             _add_hessian_pair(h, Wij, tr, layout, mem_i, mem_j, ri, rj)
-    # D barrier: tr(Dinv E_a Dinv E_b)
-    for ri, mem in layout.groups:
-        index, coef = layout.bases[ri]
-        for b in mem:
-            Di = Dinv[:, zsl[b], zsl[b]]
-            R = np.einsum("fpu,fqs->fpqsu", np.conj(Di), Di).reshape(rows.size, ri * ri, ri * ri)
-            off = layout.D_offsets[b]
-            h[:, off:off + ri * ri, off:off + ri * ri] += _project(R, index, coef, index, coef)
+        # D barrier: tr(D^-1 E_a D^-1 E_b) -> R[(p,q),(s,u)] = conj(D^-1[p,u]) D^-1[q,s]
+        R = (np.conj(Dinv_i)[:, :, :, None, None, :] * Dinv_i[:, :, None, :, :, None]).reshape(
+            rows.size, k, ri * ri, ri * ri)
+        glob = layout.parameter_index("D", mem_i).reshape(k, ri * ri)
+        h[:, glob[:, :, None], glob[:, None, :]] += _project(R, layout.bases[ri], layout.bases[ri])
     grad[rows] = g
     hess[rows] = h
-    return value, grad, hess, S, ok
+    return value, grad, hess, ok
 
 
-def _project(R, index_a, coef_a, index_b, coef_b):
-    """Re sum_{k,l} coef_a[k] coef_b[l] R[:, index_a[k]][:, :, index_b[l]] (the real Hessian)."""
+def _project_vector(Gamma, basis):
+    """Re tr(Gamma E_a) for every basis matrix E_a: (..., r, r) -> (..., r^2)."""
+    index, coef = basis
+    GT = np.swapaxes(Gamma, -1, -2).reshape(Gamma.shape[:-2] + (-1,))  # tr(Gamma E) = sum Gamma[q,p] E[p,q]
+    return np.real(GT[..., index[0]] * coef[0] + GT[..., index[1]] * coef[1])
+
+
+def _project(R, basis_a, basis_b):
+    """Real Hessian Re(Q_a^T R Q_b) on the last two axes (flattened entries -> basis parameters)."""
+    (index_a, coef_a), (index_b, coef_b) = basis_a, basis_b
     out = 0.0
     for k in range(2):
-        Rk = R[:, index_a[k], :] * coef_a[k][None, :, None]
+        Rk = R[..., index_a[k], :] * coef_a[k][:, None]
         for l in range(2):
-            out = out + np.real(Rk[:, :, index_b[l]] * coef_b[l][None, None, :])
+            out = out + np.real(Rk[..., index_b[l]] * coef_b[l])
     return out
 
 
@@ -310,8 +307,6 @@ def _add_hessian_pair(h, Wij, t, layout, mem_i, mem_j, ri, rj):
     then projected on the real Hermitian bases of block i and block j.
     """
     F = Wij.shape[0]
-    index_i, coef_i = layout.bases[ri]
-    index_j, coef_j = layout.bases[rj]
     types = (("D", _KD_PATTERN), ("G", _KG_PATTERN))
     for name_a, pat_a in types:
         sel_i = [k for k, b in enumerate(mem_i) if name_a == "D" or layout.G_offsets[b] is not None]
@@ -334,11 +329,7 @@ def _add_hessian_pair(h, Wij, t, layout, mem_i, mem_j, ri, rj):
                     Wb = Wh[:, alpha, :, :, delta]         # (f, i, q, j, s)
                     R = R + Wa[:, :, :, None, :, None, :] * Wb[:, :, None, :, :, :, None]
             R = R.reshape(F, len(sel_i), ri * ri, len(sel_j), rj * rj)
-            block = 0.0
-            for k in range(2):
-                Rk = R[:, :, index_i[k]] * coef_i[k][None, None, :, None, None]
-                for l in range(2):
-                    block = block + np.real(Rk[:, :, :, :, index_j[l]] * coef_j[l])
+            block = np.moveaxis(_project(np.moveaxis(R, 2, 3), layout.bases[ri], layout.bases[rj]), 3, 2)
             h[:, glob_i[:, None], glob_j[None, :]] += block.reshape(F, glob_i.size, glob_j.size)
 
 
@@ -366,8 +357,7 @@ def _newton_direction(grad, hess, c):
 
 
 def _cho_solve(L, rhs):
-    from scipy.linalg import solve_triangular  # noqa: PLC0415 - scipy is a base dependency
-
+    """Solve (L L^T) x = rhs per row (rows are the few frequencies of a chunk)."""
     out = np.empty_like(rhs)
     for k in range(L.shape[0]):
         z = solve_triangular(L[k], rhs[k], lower=True, check_finite=False)
@@ -430,7 +420,7 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
     c = layout.trace_vector
     y = layout.pack([D0[:, zs, zs] for zs in st.z_slices], [G0[:, zs, zs] for zs in st.z_slices])
     y *= (st.m / (y @ c))[:, None]
-    D, G, _ = layout.assemble(y)
+    D, G = layout.assemble(y)
     lam = _pencil_max(M, D, G)
     best_y, best_lam = y.copy(), lam.copy()
     error = np.full(F, np.inf)
@@ -441,7 +431,7 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
     prev_t = np.full(F, np.nan)
     prev_lam = np.full(F, np.nan)
     prev_y = y.copy()
-    value, grad, hess, _, ok = _barrier_terms(M, layout, y, t)
+    value, grad, hess, ok = _barrier_terms(M, layout, y, t)
     active &= ok
     for _ in range(max_newton):
         rows = np.flatnonzero(active)
@@ -455,14 +445,14 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         alpha = np.where(finite, np.where(dec > 0.25, 1.0 / (1.0 + dec), 1.0), 0.0)
         dy = np.where(finite[:, None], dy, 0.0)
         y_new = y[rows] + alpha[:, None] * dy
-        v_new, g_new, h_new, _, ok_new = _barrier_terms(M[rows], layout, y_new, t[rows])
+        v_new, g_new, h_new, ok_new = _barrier_terms(M[rows], layout, y_new, t[rows])
         for _ in range(30):  # safeguard: backtrack when rounding left the domain
             bad = (~ok_new | (v_new > value[rows] + 1e-10 * np.abs(value[rows]))) & (alpha > 1e-10)
             if not np.any(bad):
                 break
             alpha[bad] *= 0.5
             y_new[bad] = y[rows[bad]] + alpha[bad, None] * dy[bad]
-            vb, gb, hb, _, okb = _barrier_terms(M[rows[bad]], layout, y_new[bad], t[rows[bad]])
+            vb, gb, hb, okb = _barrier_terms(M[rows[bad]], layout, y_new[bad], t[rows[bad]])
             v_new[bad], g_new[bad], h_new[bad], ok_new[bad] = vb, gb, hb, okb
         keep = ok_new
         y[rows[keep]], value[rows[keep]] = y_new[keep], v_new[keep]
@@ -472,7 +462,7 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         centred = rows[(dec < 0.3) & keep & finite]
         if centred.size == 0:
             continue
-        Dc, Gc, _ = layout.assemble(y[centred])
+        Dc, Gc = layout.assemble(y[centred])
         lam_c = _pencil_max(M[centred], Dc, Gc)
         better = lam_c < best_lam[centred]
         best_lam[centred[better]], best_y[centred[better]] = lam_c[better], y[centred[better]]
@@ -499,7 +489,7 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         y_pred *= (st.m / (y_pred @ c))[:, None]
         prev_t[move], prev_lam[move], prev_y[move] = t[move], lam_c[go], y[move]
         if np.any(use):
-            Dp, Gp, _ = layout.assemble(y_pred[use])
+            Dp, Gp = layout.assemble(y_pred[use])
             lam_p = np.full(move.size, np.inf)
             lam_p[use] = _pencil_max(M[move[use]], Dp, Gp)
             jump = use & (lam_p < lam_c[go])
@@ -508,15 +498,34 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
             improve = jump & (lam_p < best_lam[move])
             best_lam[move[improve]], best_y[move[improve]] = lam_p[improve], y_pred[improve]
         t[move] = t_next
-        value[move], grad[move], hess[move], _, ok_move = _barrier_terms(M[move], layout, y[move], t[move])
+        value[move], grad[move], hess[move], ok_move = _barrier_terms(M[move], layout, y[move], t[move])
         active[move[~ok_move]] = False
-    D, G, _ = layout.assemble(best_y)
+    D, G = layout.assemble(best_y)
     return best_lam, D, G, error, steps
 
 
 def needs_refinement(structure) -> bool:
     """Repeated scalar blocks only: there the soft-max descent stops short of the optimum."""
     return supports_centers(structure) and any(b.z_size > 1 for b in structure.blocks)
+
+
+def refine_rows(M, structure, upper, Dz, G, rows, *, accuracy: float = 1e-4, start=None, progress=None):
+    """Refine the bounds at ``rows`` and keep each refinement only where it is lower.
+
+    ``start`` = (Dz, G) for those rows overrides the stored certificates as starting point
+    (``Dz``, ``G`` may then be None). Returns new (upper, Dz, G) arrays (copies).
+    """
+    upper = np.array(upper, dtype=float)
+    D0, G0 = start if start is not None else (Dz[rows], G[rows])
+    lam, Dn, Gn, _, _ = centers_upper_bound(M[rows], structure, D0, G0, accuracy=accuracy,
+                                            progress=progress)
+    beta = np.sqrt(np.maximum(lam, 0.0))
+    better = np.isfinite(beta) & (beta < upper[rows])
+    upper[rows[better]] = beta[better]
+    if Dz is not None:
+        Dz, G = Dz.copy(), G.copy()
+        Dz[rows[better]], G[rows[better]] = Dn[better], Gn[better]
+    return upper, Dz, G
 
 
 def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1e-4, progress=None):
@@ -535,12 +544,8 @@ def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1
     upper : ndarray (F,), Dz, G : certificates (copies, refined rows replaced),
     refined : bool ndarray (F,)
     """
-    from .mu_upper import mu_upper_bound  # noqa: PLC0415 - only for callers without scalings
-
     upper = np.array(upper, dtype=float)
     have = Dz is not None
-    if have:
-        Dz, G = Dz.copy(), G.copy()
     refined = np.zeros(upper.shape[0], bool)
     while True:
         level = np.max(upper[refined]) if np.any(refined) else -np.inf
@@ -548,17 +553,10 @@ def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1
         if todo.size == 0:
             break
         pick = todo[np.argsort(upper[todo])[::-1][:4]]
-        if have:
-            D0, G0 = Dz[pick], G[pick]
-        else:
+        if not have:
             _, start, _ = mu_upper_bound(M[pick], structure)
-            D0, G0 = start.Dz, start.G
-        lam, Dn, Gn, _, _ = centers_upper_bound(M[pick], structure, D0, G0, accuracy=accuracy)
-        beta = np.sqrt(np.maximum(lam, 0.0))
-        better = np.isfinite(beta) & (beta < upper[pick])
-        upper[pick[better]] = beta[better]
-        if have:
-            Dz[pick[better]], G[pick[better]] = Dn[better], Gn[better]
+        upper, Dz, G = refine_rows(M, structure, upper, Dz, G, pick, accuracy=accuracy,
+                                   start=None if have else (start.Dz, start.G))
         refined[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")
