@@ -12,7 +12,7 @@ References used:
 import numpy as np
 import pytest
 
-from satdyn.robust import complex_block, lmi_upper_bound, mussv, real_block
+from satdyn.robust import complex_block, full_block, lmi_upper_bound, mussv, real_block
 from satdyn.robust.mu_centers import (
     _barrier_terms,
     _CentersLayout,
@@ -23,18 +23,7 @@ from satdyn.robust.mu_centers import (
 from satdyn.robust.mu_upper import mu_upper_bound
 from satdyn.robust.structure import BlockStructure
 
-
-def lightly_damped_system(n, parameters, repeat, seed):
-    """Stable n-state system with light modes and Delta channels B (n, p r), C (p r, n)."""
-    rng = np.random.default_rng(seed)
-    A = np.zeros((n, n))
-    for i, w in enumerate(np.geomspace(0.5, 20, n // 2)):
-        zeta = rng.uniform(0.01, 0.1)
-        A[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[0, 1], [-w * w, -2 * zeta * w]]
-    T = np.eye(n) + 0.1 * rng.standard_normal((n, n))
-    A = T @ A @ np.linalg.inv(T)
-    nd = parameters * repeat
-    return A, 0.3 * rng.standard_normal((n, nd)), 0.3 * rng.standard_normal((nd, n))
+from repeated_systems import lightly_damped_system
 
 
 def frequency_response(A, B, C, w):
@@ -42,25 +31,36 @@ def frequency_response(A, B, C, w):
     return C @ np.linalg.solve(1j * np.asarray(w)[:, None, None] * np.eye(n) - A, B)
 
 
-def certificate_residual(M, Dz, G, beta):
+def certificate_residual(M, Dz, G, beta, Dw=None):
     """max over rows of lambda_max(LMI) / (beta^2 ||D||): <= 0 means beta is certified."""
+    Dw = Dz if Dw is None else Dw
     MH = np.conj(np.swapaxes(M, -1, -2))
-    lmi = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, -1, -2))) - beta[:, None, None] ** 2 * Dz
+    lmi = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, -1, -2))) - beta[:, None, None] ** 2 * Dw
     lmi = 0.5 * (lmi + np.conj(np.swapaxes(lmi, -1, -2)))
     top = np.linalg.eigvalsh(lmi)[:, -1]
-    return top / (beta**2 * np.linalg.norm(Dz, 2, axis=(1, 2)))
+    return top / (beta**2 * np.linalg.norm(Dw, 2, axis=(1, 2)))
 
 
-def test_barrier_gradient_and_hessian_match_finite_differences():
+BARRIER_CASES = {
+    "repeated real and complex": ([real_block(2), complex_block(3), real_block(1), real_block(2)], None),
+    "with full blocks": ([real_block(2), full_block(2, 3), complex_block(2), full_block(1)], None),
+    # the skew-mu GEVP of a worst-case gain: the level multiplies the performance block only
+    "skew (level on a full block)": ([real_block(2), real_block(1), full_block(2, 3)], [False, False, True]),
+}
+
+
+@pytest.mark.parametrize("case", list(BARRIER_CASES))
+def test_barrier_gradient_and_hessian_match_finite_differences(case):
+    blocks, level = BARRIER_CASES[case]
     rng = np.random.default_rng(0)
-    structure = BlockStructure.parse([real_block(2), complex_block(3), real_block(1), real_block(2)])
-    F, n = 2, structure.n
-    M = 0.3 * (rng.standard_normal((F, n, n)) + 1j * rng.standard_normal((F, n, n)))
-    layout = _CentersLayout(structure)
-    eye = [np.broadcast_to(np.eye(b.z_size), (F, b.z_size, b.z_size)).astype(complex) for b in structure.blocks]
-    y = layout.pack(eye, [0.1 * e for e in eye]) + 0.05 * rng.standard_normal((F, layout.size))
-    D, G = layout.assemble(y)
-    t = 1.5 * _pencil_max(M, D, G)
+    structure = BlockStructure.parse(blocks)
+    F, n, m = 2, structure.n, structure.m
+    M = 0.1 * (rng.standard_normal((F, n, m)) + 1j * rng.standard_normal((F, n, m)))  # F_t > 0 on N
+    layout = _CentersLayout(structure, level)
+    eye = np.broadcast_to(np.eye(n), (F, n, n)).astype(complex)
+    y = layout.pack(eye, 0.1 * np.broadcast_to(np.eye(m, n), (F, m, n))) + 0.05 * rng.standard_normal((F, layout.size))
+    t = 1.5 * _pencil_max(M, *layout.assemble(y), layout.level_w)
+    assert np.all(np.isfinite(t)) and np.all(t > 0)
     value, grad, hess, ok = _barrier_terms(M, layout, y, t)
     assert np.all(ok)
     step = 1e-6
@@ -78,14 +78,37 @@ def test_barrier_gradient_and_hessian_match_finite_differences():
     assert np.allclose(hess, np.swapaxes(hess, 1, 2), atol=1e-12 * np.max(np.abs(hess)))
 
 
+def test_level_is_the_smallest_feasible_t():
+    """_pencil_max against a bisection on the definiteness of F_t (Cholesky), skew level too."""
+    rng = np.random.default_rng(5)
+    structure = BlockStructure.parse([real_block(2), full_block(2, 3)])
+    n, m = structure.n, structure.m
+    M = 0.15 * (rng.standard_normal((1, n, m)) + 1j * rng.standard_normal((1, n, m)))
+    for level in (None, [False, True]):
+        layout = _CentersLayout(structure, level)
+        y = layout.pack(np.eye(n)[None].astype(complex), np.zeros((1, m, n)))
+        Dz, Dw, G = layout.assemble(y)
+        t = _pencil_max(M, Dz, Dw, G, layout.level_w)[0]
+        assert np.isfinite(t)
+        H = M[0].conj().T @ Dz[0] @ M[0] + 1j * (G[0] @ M[0] - M[0].conj().T @ G[0].conj().T)
+        lw = layout.level_w
+
+        def positive(level_value):
+            Ft = np.where(lw[:, None], level_value, 1.0) * Dw[0] - H
+            return np.linalg.eigvalsh(0.5 * (Ft + Ft.conj().T))[0] > 0
+
+        assert positive(t * (1 + 1e-9)) and not positive(t * (1 - 1e-9))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_refined_bound_matches_the_lmi_optimum(seed):
     A, B, C = lightly_damped_system(8, 3, 3, seed)
     M = frequency_response(A, B, C, [0.7, 2.0, 5.0])
     structure = BlockStructure.parse([real_block(3)] * 3)
     fast, scalings, _ = mu_upper_bound(M, structure)
-    beta2, Dz, G, error, steps = centers_upper_bound(M, structure, scalings.Dz, scalings.G)
+    beta2, found, error, steps = centers_upper_bound(M, structure, scalings.Dz, scalings.G)
     beta = np.sqrt(beta2)
+    Dz, G = found.Dz, found.G
     reference = np.array([lmi_upper_bound(Mi, structure, tol=1e-6) for Mi in M])
     assert np.all(np.abs(beta - reference) <= 1e-3 * reference), (beta, reference, fast)
     assert np.all(beta <= fast * (1 + 1e-12))
@@ -93,6 +116,27 @@ def test_refined_bound_matches_the_lmi_optimum(seed):
     assert np.all(certificate_residual(M, Dz, G, beta) <= 1e-9)
     for zs in structure.z_slices:
         assert np.all(np.linalg.eigvalsh(Dz[:, zs, zs])[:, 0] > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_refined_bound_with_full_blocks_matches_the_lmi_optimum(seed):
+    """Mixed structure (repeated real, non-square full, repeated complex): same LMI reference."""
+    rng = np.random.default_rng(seed)
+    blocks = [real_block(3), full_block(2, 3), complex_block(2), real_block(2)]
+    structure = BlockStructure.parse(blocks)
+    M = rng.standard_normal((3, structure.n, structure.m)) + 1j * rng.standard_normal((3, structure.n, structure.m))
+    fast = mussv(M, blocks, lower=False, refine=False)
+    result = mussv(M, blocks, lower=False, refine=True)
+    reference = np.array([lmi_upper_bound(Mi, structure, tol=1e-7) for Mi in M])
+    assert np.all(np.abs(result.upper - reference) <= 1e-3 * reference), (result.upper, reference)
+    assert np.all(result.upper <= fast.upper * (1 + 1e-12))
+    assert np.any(result.upper < fast.upper * (1 - 1e-2))  # the descent alone had stalled
+    sc = result.scalings
+    assert np.all(certificate_residual(M, sc.Dz, sc.G, result.upper, sc.Dw) <= 1e-9)
+    full_z, full_w = structure.z_slices[1], structure.w_slices[1]
+    d = sc.Dz[:, full_z, full_z][:, 0, 0]
+    assert np.allclose(sc.Dz[:, full_z, full_z], d[:, None, None] * np.eye(3))
+    assert np.allclose(sc.Dw[:, full_w, full_w], d[:, None, None] * np.eye(2))
 
 
 def test_mussv_refines_the_peak_and_keeps_every_bound_valid():
@@ -115,7 +159,8 @@ def test_mussv_refines_the_peak_and_keeps_every_bound_valid():
 def test_refinement_only_where_the_descent_stalls():
     assert needs_refinement(BlockStructure.parse([real_block(2), complex_block(1)]))
     assert not needs_refinement(BlockStructure.parse([real_block(1)] * 4))
-    assert not needs_refinement(BlockStructure.parse([[-2, 0], [2, 3]]))  # a full block
+    assert needs_refinement(BlockStructure.parse([[-2, 0], [2, 3]]))  # with a full block
+    assert not needs_refinement(BlockStructure.parse([[-1, 0], [2, 3], [1, 0]]))
 
 
 def test_bad_refine_option_is_refused():
@@ -131,8 +176,9 @@ def test_lmi_margin_brackets_the_refined_bound():
     M = frequency_response(A, B, C, [0.7])
     structure = BlockStructure.parse([real_block(3)] * 3)
     _, scalings, _ = mu_upper_bound(M, structure)
-    beta2, Dz, _, _, _ = centers_upper_bound(M, structure, scalings.Dz, scalings.G)
+    beta2, found, _, _ = centers_upper_bound(M, structure, scalings.Dz, scalings.G)
     beta = float(np.sqrt(beta2[0]))
+    Dz = found.Dz
     below, _ = lmi_margin(M[0], structure, beta * (1 - 1e-3), similarity=Dz[0])
     above, _ = lmi_margin(M[0], structure, beta * (1 + 1e-3), similarity=Dz[0])
     assert below > 0 > above

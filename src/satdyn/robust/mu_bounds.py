@@ -112,8 +112,8 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         the lower bound by splitting the parameter box (``mu_branch``), where the D-G
         bound leaves a larger gap.
     refine : {"peak", True, False}
-        Structures with repeated scalar blocks only (elsewhere the descent converges by
-        itself): finish the D-G optimisation by the method of centres (``mu_centers``).
+        Structures with repeated scalar blocks (possibly with full blocks too; elsewhere the
+        descent converges by itself): finish the D-G optimisation by the method of centres (``mu_centers``).
         "peak" (default) refines the largest bounds until no unrefined bound exceeds the
         refined maximum, so ``upper.max()`` is converged; True refines every matrix
         (~100 Newton steps each); False keeps the fast descent's bounds (valid, but up to
@@ -139,14 +139,12 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         raise ValueError(f"`refine` must be 'peak', True or False; got {refine!r}")
     upper, scalings, _ = mu_upper_bound(flat, structure, iterations=iterations, accuracy=accuracy)
     if refine is not False and needs_refinement(structure):
-        Dz, G = scalings.Dz, scalings.G
         if refine is True:
-            upper, Dz, G = refine_rows(flat, structure, upper, Dz, G, np.arange(flat.shape[0]),
-                                       accuracy=accuracy, progress=progress)
+            upper, scalings = refine_rows(flat, structure, upper, scalings, np.arange(flat.shape[0]),
+                                          accuracy=accuracy, progress=progress)
         else:
-            upper, Dz, G, _ = refine_supremum(flat, structure, upper, Dz, G, accuracy=accuracy,
-                                              progress=progress)
-        scalings = DGScalings(Dz, Dz, G)  # scalar blocks: the z and w scalings coincide
+            upper, scalings, _ = refine_supremum(flat, structure, upper, scalings, accuracy=accuracy,
+                                                 progress=progress)
     if lower:
         low, delta = mu_lower_bound(flat, structure, seed=seed)
     else:

@@ -11,22 +11,25 @@ full Hermitian D and G. This module finishes the job with the method of centres 
 (Boyd and El Ghaoui, Linear Algebra Appl. 188, 1993): for a level t above the current
 bound, Newton's method finds the analytic centre of
 
-    F_t(D, G) = t D_w - H(D, G) > 0,   D > 0,   trace(D_w) = m,
+    F_t(D, G) = t D_w,L + D_w,N - H(D, G) > 0,   D > 0,   trace(D_w) = m,
 
-i.e. the minimiser of phi_t = -log det F_t - sum_i log det D_i; then the level moves to
+i.e. the minimiser of phi_t = -log det F_t - log det D_w; then the level moves to
 t <- (1 - theta) lambda(x_c) + theta t and the centre is followed down. Every iterate is
-strictly feasible, so the bound reported (the exact generalised eigenvalue at the returned
-scalings) is always certified by them. At a centre, S = F_t^-1 is dual feasible (its
-G-gradient vanishes), which gives a lower bound of beta*^2 and stops the iteration when
-the gap is below the accuracy asked for.
+strictly feasible, so the level reported (exact at the returned scalings) is always
+certified by them. The iteration stops when the secant model of the central path
+(lambda_c(t) ~ lambda* + a (t - lambda*)) puts the optimum within the accuracy asked for.
+
+L, the blocks the level multiplies, is every block for mu (t = beta^2). For the skew-mu
+of a worst-case gain it is only the full performance block: with D_p = e I,
+F_t = diag(D_Delta, t e I) - H >= 0 says mu_[Delta, Delta_p](diag(I, I/sqrt(t)) M) <= 1,
+so the optimum is gamma^2, found without a bisection on gamma.
 
 The Hessian of phi_t is assembled from W = B S B^H, B_i = [M_{z_i,:}; E_{w_i}^T], with the
-Kronecker structure of the scalings (X_i = K_D(t) (x) D_i + K_G (x) G_i), so its cost is
+Kronecker structure of the scalings (X_i = K_D(t_i) (x) D_i + K_G (x) G_i), so its cost is
 O(k^2 r^4) per frequency and the Cholesky factorisation of the (p x p) Hessian
-(p = sum r_i^2 per D and G) dominates. All frequencies of a chunk are processed at once.
-
-Scope: structures of repeated scalar blocks (real: D and G; complex: D). Full complex blocks
-(scalar d per block) are handled by the soft-max descent, which converges for them.
+(p = sum r_i^2 per D and G, plus one per full block) dominates. A full block's scalar
+d_f enters as A_f = t_f E_f E_f^T - M_f^H M_f, with Hessian row tr(S A_f S A_b).
+All frequencies of a chunk are processed at once.
 """
 
 from __future__ import annotations
@@ -34,14 +37,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from .mu_upper import mu_upper_bound
+from .mu_upper import DGScalings, mu_upper_bound
 
-__all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum", "supports_centers"]
-
-
-def supports_centers(structure) -> bool:
-    """True when every block is a (possibly repeated) scalar block."""
-    return all(b.is_scalar for b in structure.blocks)
+__all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum"]
 
 
 def _hermitian_basis(r):
@@ -70,36 +68,57 @@ def _hermitian_basis(r):
     return index, coef
 
 
-class _CentersLayout:
-    """Parameter vector: per block the r^2 real parameters of D_i, then of G_i (real blocks)."""
+def _slice_index(slices, blocks):
+    """Concatenated row indices of ``slices[b]`` for b in ``blocks``."""
+    return np.concatenate([np.arange(slices[b].start, slices[b].stop) for b in blocks])
 
-    def __init__(self, structure):
+
+class _CentersLayout:
+    """Parameter vector and level pattern of the GEVP.
+
+    Parameters, in order: per scalar block the r^2 real parameters of D_i, then those of
+    G_i (real blocks), then one d_i per full block (D_z,i = d_i I_z, D_w,i = d_i I_w).
+    ``level`` (k,) bool marks the blocks whose w-side scaling the level t multiplies:
+    F_t = t D_w,L + D_w,N - H(D, G). All blocks for mu; only the performance block for the
+    skew-mu of a worst-case gain.
+    """
+
+    def __init__(self, structure, level_blocks=None):
         self.structure = structure
         blocks = structure.blocks
+        k = len(blocks)
+        self.level = np.ones(k, bool) if level_blocks is None else np.array(level_blocks, bool)
+        if self.level.shape != (k,) or not np.any(self.level):
+            raise ValueError(f"`level_blocks` must be {k} booleans, at least one True; got {level_blocks!r}")
+        self.level_w = np.concatenate([np.full(b.w_size, lv) for b, lv in zip(blocks, self.level)])
         self.sizes = np.array([b.z_size for b in blocks])
-        self.real = np.array([b.kind == "real" for b in blocks])
-        self.D_offsets, self.G_offsets = [], []
+        self.D_offsets, self.G_offsets, self.full_offsets = [None] * k, [None] * k, [None] * k
         offset = 0
-        for b in blocks:
-            self.D_offsets.append(offset)
-            offset += b.z_size**2
-        for b in blocks:
-            if b.kind == "real":
-                self.G_offsets.append(offset)
+        for i, b in enumerate(blocks):
+            if b.is_scalar:
+                self.D_offsets[i] = offset
                 offset += b.z_size**2
-            else:
-                self.G_offsets.append(None)
+        for i, b in enumerate(blocks):
+            if b.kind == "real":
+                self.G_offsets[i] = offset
+                offset += b.z_size**2
+        self.full = [i for i, b in enumerate(blocks) if not b.is_scalar]
+        for i in self.full:
+            self.full_offsets[i] = offset
+            offset += 1
         self.size = offset
-        self.bases = {r: _hermitian_basis(r) for r in set(self.sizes.tolist())}
-        # trace(D_w) = c . y: the diagonal parameters of every D_i
+        scalar_sizes = sorted({int(b.z_size) for b in blocks if b.is_scalar})
+        self.bases = {r: _hermitian_basis(r) for r in scalar_sizes}
+        # trace(D_w) = c . y: the diagonal parameters of every D_i, w_size per full block
         self.trace_vector = np.zeros(self.size)
-        for off, r in zip(self.D_offsets, self.sizes):
-            self.trace_vector[off:off + r] = 1.0
-        # blocks grouped by size: the Hessian is assembled group pair by group pair
-        self.groups = []
-        for r in sorted(set(self.sizes.tolist())):
-            members = np.flatnonzero(self.sizes == r)
-            self.groups.append((r, members))
+        for i, b in enumerate(blocks):
+            if b.is_scalar:
+                self.trace_vector[self.D_offsets[i]:self.D_offsets[i] + b.z_size] = 1.0
+            else:
+                self.trace_vector[self.full_offsets[i]] = b.w_size
+        # scalar blocks grouped by size: the Hessian is assembled group pair by group pair
+        self.groups = [(r, np.array([i for i, b in enumerate(blocks) if b.is_scalar and b.z_size == r]))
+                       for r in scalar_sizes]
 
     def parameter_index(self, kind, blocks):
         """Global parameter indices of the D (kind "D") or G ("G") scalings of ``blocks``."""
@@ -124,51 +143,77 @@ class _CentersLayout:
         out[:, r + nd:] = np.imag(flat[:, index[0, r + nd:]])
         return out
 
-    def pack(self, D_blocks, G_blocks):
-        F = D_blocks[0].shape[0]
-        y = np.zeros((F, self.size))
-        for i, r in enumerate(self.sizes):
-            y[:, self.D_offsets[i]:self.D_offsets[i] + r * r] = self.from_matrix(D_blocks[i], r)
+    def pack(self, Dz, G):
+        """Parameters (F, p) of block-diagonal scalings Dz (F, n, n) and G (F, m, n)."""
+        st = self.structure
+        y = np.zeros((Dz.shape[0], self.size))
+        for i, (b, zs, ws) in enumerate(zip(st.blocks, st.z_slices, st.w_slices)):
+            r = b.z_size
+            if b.is_scalar:
+                y[:, self.D_offsets[i]:self.D_offsets[i] + r * r] = self.from_matrix(Dz[:, zs, zs], r)
+            else:
+                y[:, self.full_offsets[i]] = np.real(np.trace(Dz[:, zs, zs], axis1=1, axis2=2)) / r
             if self.G_offsets[i] is not None:
-                y[:, self.G_offsets[i]:self.G_offsets[i] + r * r] = self.from_matrix(G_blocks[i], r)
+                y[:, self.G_offsets[i]:self.G_offsets[i] + r * r] = self.from_matrix(G[:, ws, zs], r)
         return y
 
-    def unpack(self, y):
-        Ds, Gs = [], []
-        for i, r in enumerate(self.sizes):
-            Ds.append(self.to_matrix(y, self.D_offsets[i], r))
-            Gs.append(None if self.G_offsets[i] is None else self.to_matrix(y, self.G_offsets[i], r))
-        return Ds, Gs
-
     def assemble(self, y):
-        """Block-diagonal D (F, m, m) and G (F, m, n) (z and w sides coincide for scalar blocks)."""
+        """Block-diagonal Dz (F, n, n), Dw (F, m, m) and G (F, m, n)."""
         st = self.structure
-        Ds, Gs = self.unpack(y)
         F = y.shape[0]
-        D = np.zeros((F, st.m, st.m), complex)
+        Dz = np.zeros((F, st.n, st.n), complex)
+        Dw = np.zeros((F, st.m, st.m), complex)
         G = np.zeros((F, st.m, st.n), complex)
-        for zs, Di, Gi in zip(st.z_slices, Ds, Gs):
-            D[:, zs, zs] = Di
-            if Gi is not None:
-                G[:, zs, zs] = Gi
-        return D, G
+        for i, (b, zs, ws) in enumerate(zip(st.blocks, st.z_slices, st.w_slices)):
+            r = b.z_size
+            if b.is_scalar:
+                Di = self.to_matrix(y, self.D_offsets[i], r)
+                Dz[:, zs, zs] = Di
+                Dw[:, ws, ws] = Di
+            else:
+                d = y[:, self.full_offsets[i], None, None]
+                Dz[:, zs, zs] = d * np.eye(b.z_size)
+                Dw[:, ws, ws] = d * np.eye(b.w_size)
+            if self.G_offsets[i] is not None:
+                G[:, ws, zs] = self.to_matrix(y, self.G_offsets[i], r)
+        return Dz, Dw, G
 
 
-def _pencil_max(M, D, G):
-    """Largest generalised eigenvalue of (H(D, G), D) per row; inf where D is not > 0."""
+def _hermitian_part(X):
+    return 0.5 * (X + np.conj(np.swapaxes(X, -1, -2)))
+
+
+def _pencil_max(M, Dz, Dw, G, level_w=None):
+    """Smallest t with t D_w,L + D_w,N - H(D, G) >= 0 per row; inf where there is none.
+
+    ``level_w`` (m,) bool marks the w indices the level multiplies (default all: the largest
+    generalised eigenvalue of (H, D_w)). Otherwise the N part must be positive by itself,
+    Q = D_w,NN - H_NN > 0, and t is the largest eigenvalue of the Schur complement
+    H_LL + H_LN Q^-1 H_NL relative to D_w,LL.
+    """
     out = np.full(M.shape[0], np.inf)
-    finite = np.all(np.isfinite(D), axis=(1, 2)) & np.all(np.isfinite(G), axis=(1, 2))
+    finite = (np.all(np.isfinite(Dz), axis=(1, 2)) & np.all(np.isfinite(Dw), axis=(1, 2))
+              & np.all(np.isfinite(G), axis=(1, 2)))
     if not np.any(finite):
         return out
-    M, D, G = M[finite], D[finite], G[finite]
+    M, Dz, Dw, G = M[finite], Dz[finite], Dw[finite], G[finite]
     MH = np.conj(np.swapaxes(M, 1, 2))
-    H = MH @ D @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
-    L, ok = _cholesky(D)
+    H = _hermitian_part(MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
+    ok = np.ones(M.shape[0], bool)
+    if level_w is not None and not np.all(level_w):
+        lv, nl = np.flatnonzero(level_w), np.flatnonzero(~np.asarray(level_w))
+        LQ, ok = _cholesky(Dw[:, nl][:, :, nl] - H[:, nl][:, :, nl])
+        X = np.zeros((M.shape[0], nl.size, lv.size), complex)
+        if np.any(ok):
+            X[ok] = np.linalg.solve(LQ[ok], H[ok][:, nl][:, :, lv])   # LQ^-1 H_NL
+        H = H[:, lv][:, :, lv] + np.conj(np.swapaxes(X, 1, 2)) @ X
+        Dw = Dw[:, lv][:, :, lv]
+    L, okD = _cholesky(Dw)
+    ok &= okD
     lam = np.full(M.shape[0], np.inf)
     if np.any(ok):
         Linv = np.linalg.inv(L[ok])
-        T = Linv @ H[ok] @ np.conj(np.swapaxes(Linv, 1, 2))
-        lam[ok] = np.linalg.eigvalsh(0.5 * (T + np.conj(np.swapaxes(T, 1, 2))))[:, -1]
+        lam[ok] = np.linalg.eigvalsh(_hermitian_part(Linv @ H[ok] @ np.conj(np.swapaxes(Linv, 1, 2))))[:, -1]
     out[finite] = lam
     return out
 
@@ -195,16 +240,16 @@ def _cholesky(X):
 def _barrier_terms(M, layout, y, t):
     """Barrier value (F,), gradient (F, p), Hessian (F, p, p) and feasibility (F,).
 
-    phi_t(y) = -log det F_t(y) - sum_i log det D_i.
+    phi_t(y) = -log det F_t(y) - log det D_w(y),  F_t = t D_w,L + D_w,N - H(D, G).
     """
     st = layout.structure
     F = y.shape[0]
-    n = st.n
-    D, G = layout.assemble(y)
+    Dz, Dw, G = layout.assemble(y)
     MH = np.conj(np.swapaxes(M, 1, 2))
-    Ft = t[:, None, None] * D - (MH @ D @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
+    level_rows = np.where(layout.level_w[None, :], t[:, None], 1.0)       # (F, m)
+    Ft = level_rows[:, :, None] * Dw - (MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
     L, ok = _cholesky(Ft)
-    LD, okD = _cholesky(D)  # block-diagonal D > 0 <=> every D_i > 0
+    LD, okD = _cholesky(Dw)  # block-diagonal D_w > 0 <=> every D_i > 0 and d_i > 0
     ok &= okD
     value = np.full(F, np.inf)
     p = layout.size
@@ -220,50 +265,105 @@ def _barrier_terms(M, layout, y, t):
     Sr = np.conj(np.swapaxes(Linv, 1, 2)) @ Linv
     LDinv = np.linalg.inv(LDr)
     Dinv = np.conj(np.swapaxes(LDinv, 1, 2)) @ LDinv
-    Mr = M[rows]
-    MS = Mr @ Sr                                     # (F, n, m)  W^(01) = M S   (z rows, w cols)
-    MSMH = MS @ np.conj(np.swapaxes(Mr, 1, 2))       # (F, n, n)  W^(00)
-    # W blocks as (F, alpha, n, delta, n): alpha = 0 z-side (M rows), 1 w-side (selector)
-    W = np.empty((rows.size, 2, n, 2, n), complex)
-    W[:, 0, :, 0, :] = MSMH
-    W[:, 0, :, 1, :] = MS
-    W[:, 1, :, 0, :] = np.conj(np.swapaxes(MS, 1, 2))
-    W[:, 1, :, 1, :] = Sr
-    tr = t[rows]
-    g = np.zeros((rows.size, p))
-    h = np.zeros((rows.size, p, p))
-    zsl = st.z_slices
-    # K_D(t) = diag(-1, t), K_G = [[0, j], [-j, 0]]: X_i = K_D (x) D_i + K_G (x) G_i
+    Mr, MHr = M[rows], MH[rows]
+    # W = B S B^H in four parts: 00 z-z (M S M^H), 01 z-w (M S), 10 w-z (S M^H), 11 w-w (S)
+    parts = _Products(Mr @ Sr, Sr, MHr)
+    tb = np.where(layout.level[None, :], t[rows, None], 1.0)              # (F, k) level per block
+    R = rows.size
+    g = np.zeros((R, p))
+    h = np.zeros((R, p, p))
+    zsl, wsl = st.z_slices, st.w_slices
+    # scalar blocks: X_i = K_D(t_i) (x) D_i + K_G (x) G_i, K_D(t) = diag(-1, t), K_G = [[0, j], [-j, 0]]
     for ri, mem_i in layout.groups:
         k = len(mem_i)
-        idx_i = np.concatenate([np.arange(zsl[b].start, zsl[b].stop) for b in mem_i])
-        Wi = W[:, :, idx_i][:, :, :, :, idx_i].reshape(rows.size, 2, k, ri, 2, k, ri)
         ii = np.arange(k)
-        Wd = np.moveaxis(Wi[:, :, ii, :, :, ii, :], 0, 1)   # diagonal blocks W_ii (F, k, 2, r, 2, r)
-        Dinv_i = np.stack([Dinv[:, zsl[b], zsl[b]] for b in mem_i], axis=1)  # (F, k, r, r)
-        # dphi = Re tr(Gamma dX_i), Gamma_D = -(t W^(11) - W^(00)) - D^-1, Gamma_G = -j(W^(10) - W^(01))
-        gamma_D = Wd[:, :, 0, :, 0, :] - tr[:, None, None, None] * Wd[:, :, 1, :, 1, :] - Dinv_i
+        Wii = parts.pair(_slice_index(zsl, mem_i), _slice_index(wsl, mem_i),
+                         _slice_index(zsl, mem_i), _slice_index(wsl, mem_i), k, ri, k, ri)
+        Wd = np.moveaxis(Wii[:, :, ii, :, :, ii, :], 0, 1)   # diagonal blocks W_ii (F, k, 2, r, 2, r)
+        Dinv_i = np.stack([Dinv[:, wsl[b], wsl[b]] for b in mem_i], axis=1)  # (F, k, r, r)
+        # dphi = Re tr(Gamma dX_i), Gamma_D = -(t_i W^(11) - W^(00)) - D^-1, Gamma_G = -j(W^(10) - W^(01))
+        gamma_D = Wd[:, :, 0, :, 0, :] - tb[:, mem_i, None, None] * Wd[:, :, 1, :, 1, :] - Dinv_i
         gamma_G = -1j * (Wd[:, :, 1, :, 0, :] - Wd[:, :, 0, :, 1, :])
-        g[:, layout.parameter_index("D", mem_i)] = _project_vector(gamma_D, layout.bases[ri]).reshape(rows.size, -1)
+        g[:, layout.parameter_index("D", mem_i)] = _project_vector(gamma_D, layout.bases[ri]).reshape(R, -1)
         with_G = [b for b in mem_i if layout.G_offsets[b] is not None]
         if with_G:
             sel = [list(mem_i).index(b) for b in with_G]
             g[:, layout.parameter_index("G", with_G)] = _project_vector(
-                gamma_G[:, sel], layout.bases[ri]).reshape(rows.size, -1)
+                gamma_G[:, sel], layout.bases[ri]).reshape(R, -1)
         for rj, mem_j in layout.groups:
-            idx_j = np.concatenate([np.arange(zsl[b].start, zsl[b].stop) for b in mem_j])
-            Wij = W[:, :, idx_i][:, :, :, :, idx_j].reshape(rows.size, 2, k, ri, 2, len(mem_j), rj)
-            _add_hessian_pair(h, Wij, tr, layout, mem_i, mem_j, ri, rj)
+            Wij = parts.pair(_slice_index(zsl, mem_i), _slice_index(wsl, mem_i),
+                             _slice_index(zsl, mem_j), _slice_index(wsl, mem_j), k, ri, len(mem_j), rj)
+            _add_hessian_pair(h, Wij, tb[:, mem_i], tb[:, mem_j], layout, mem_i, mem_j, ri, rj)
         # D barrier: tr(D^-1 E_a D^-1 E_b) -> R[(p,q),(s,u)] = conj(D^-1[p,u]) D^-1[q,s]
-        R = (np.conj(Dinv_i)[:, :, :, None, None, :] * Dinv_i[:, :, None, :, :, None]).reshape(
-            rows.size, k, ri * ri, ri * ri)
+        Rb = (np.conj(Dinv_i)[:, :, :, None, None, :] * Dinv_i[:, :, None, :, :, None]).reshape(R, k, ri * ri, ri * ri)
         glob = layout.parameter_index("D", mem_i).reshape(k, ri * ri)
-        h[:, glob[:, :, None], glob[:, None, :]] += _project(R, layout.bases[ri], layout.bases[ri])
+        h[:, glob[:, :, None], glob[:, None, :]] += _project(Rb, layout.bases[ri], layout.bases[ri])
+    _add_full_blocks(g, h, parts, Mr, MHr, Dinv, tb, layout)
     grad[rows] = g
     hess[rows] = h
     return value, grad, hess, ok
 
 
+class _Products:
+    """M S, S and M^H of a chunk; blocks of W = B S B^H on demand (M S M^H only where needed)."""
+
+    def __init__(self, MS, S, MH):
+        self.MS, self.S, self.MH = MS, S, MH
+        self.SMH = np.conj(np.swapaxes(MS, 1, 2))
+
+    def pair(self, zi, wi, zj, wj, ki, ri, kj, rj):
+        """W blocks of two block sets, (F, 2, ki, ri, 2, kj, rj) (alpha 0: z side, 1: w side)."""
+        F = self.S.shape[0]
+        W = np.empty((F, 2, zi.size, 2, zj.size), complex)
+        W[:, 0, :, 0, :] = self.MS[:, zi] @ self.MH[:, :, zj]
+        W[:, 0, :, 1, :] = self.MS[:, zi][:, :, wj]
+        W[:, 1, :, 0, :] = self.SMH[:, wi][:, :, zj]
+        W[:, 1, :, 1, :] = self.S[:, wi][:, :, wj]
+        return W.reshape(F, 2, ki, ri, 2, kj, rj)
+
+
+def _add_full_blocks(g, h, parts, M, MH, Dinv, tb, layout):
+    """Gradient and Hessian entries of the full blocks' scalars d_f.
+
+    dF_t/dd_f = A_f = t_f E_f E_f^T - M_f^H M_f (E_f: w-selector, M_f: the block's rows of M).
+    With U_f = S A_f S the Hessian row is tr(U_f A_b) for every parameter b; for a scalar
+    block j it is Re tr(Gamma E_b) with V = B_j U_f B_j^H as for the gradient.
+    """
+    st = layout.structure
+    zsl, wsl = st.z_slices, st.w_slices
+    S, MS, SMH = parts.S, parts.MS, parts.SMH
+    for f in layout.full:
+        zf, wf, of = zsl[f], wsl[f], layout.full_offsets[f]
+        q = st.blocks[f].w_size
+        inv_d = np.real(Dinv[:, wf.start, wf.start])           # 1 / d_f
+        g[:, of] = (np.real(np.trace(MS[:, zf] @ MH[:, :, zf], axis1=1, axis2=2))
+                    - tb[:, f] * np.real(np.trace(S[:, wf, wf], axis1=1, axis2=2)) - q * inv_d)
+        U = tb[:, f, None, None] * (S[:, :, wf] @ S[:, wf, :]) - SMH[:, :, zf] @ MS[:, zf, :]
+        MU = M @ U
+        UMH = np.conj(np.swapaxes(MU, 1, 2))
+        for rj, mem_j in layout.groups:
+            zj, wj = _slice_index(zsl, mem_j), _slice_index(wsl, mem_j)
+            kj = len(mem_j)
+            jj = np.arange(kj)
+            shape = (-1, kj, rj, kj, rj)
+            V00 = (MU[:, zj] @ MH[:, :, zj]).reshape(shape)[:, jj, :, jj, :]
+            V01 = MU[:, zj][:, :, wj].reshape(shape)[:, jj, :, jj, :]
+            V10 = UMH[:, wj][:, :, zj].reshape(shape)[:, jj, :, jj, :]
+            V11 = U[:, wj][:, :, wj].reshape(shape)[:, jj, :, jj, :]   # each (kj, F, rj, rj)
+            gamma_D = np.moveaxis(-V00 + tb[:, mem_j].T[:, :, None, None] * V11, 0, 1)
+            idx = layout.parameter_index("D", mem_j)
+            h[:, of, idx] = h[:, idx, of] = _project_vector(gamma_D, layout.bases[rj]).reshape(h.shape[0], -1)
+            with_G = [b for b in mem_j if layout.G_offsets[b] is not None]
+            if with_G:
+                sel = [list(mem_j).index(b) for b in with_G]
+                gamma_G = np.moveaxis(1j * (V10 - V01), 0, 1)[:, sel]
+                idx = layout.parameter_index("G", with_G)
+                h[:, of, idx] = h[:, idx, of] = _project_vector(gamma_G, layout.bases[rj]).reshape(h.shape[0], -1)
+        for e in layout.full:
+            ze, we, oe = zsl[e], wsl[e], layout.full_offsets[e]
+            h[:, of, oe] = (tb[:, e] * np.real(np.trace(U[:, we, we], axis1=1, axis2=2))
+                            - np.real(np.trace(MU[:, ze] @ MH[:, :, ze], axis1=1, axis2=2)))
+        h[:, of, of] += q * inv_d**2   # barrier -q log d_f
 def _project_vector(Gamma, basis):
     """Re tr(Gamma E_a) for every basis matrix E_a: (..., r, r) -> (..., r^2)."""
     index, coef = basis
@@ -282,25 +382,26 @@ def _project(R, basis_a, basis_b):
     return out
 
 
-_KD_PATTERN = ((0, 0, -1.0), (1, 1, None))   # (alpha, beta, value); None = t
+_KD_PATTERN = ((0, 0, -1.0), (1, 1, None))   # (alpha, beta, value); None = the block's level
 _KG_PATTERN = ((0, 1, 1j), (1, 0, -1j))
 
 
-def _contract(Wij, pattern_a, pattern_b, t):
+def _contract(Wij, pattern_a, pattern_b, t_i, t_j):
     """W_hat^(alpha delta) = sum_{beta gamma} K_a[alpha, beta] W^(beta gamma) K_b[gamma, delta].
 
-    Wij: (F, 2, ki, ri, 2, kj, rj). Returns (F, 2, ki, ri, 2, kj, rj).
+    Wij: (F, 2, ki, ri, 2, kj, rj); t_i (F, ki), t_j (F, kj): the blocks' levels.
+    Returns (F, 2, ki, ri, 2, kj, rj).
     """
     out = np.zeros_like(Wij)
     for alpha, beta, va in pattern_a:
-        va = t[:, None, None, None, None] if va is None else va
+        va = t_i[:, :, None, None, None] if va is None else va
         for gamma, delta, vb in pattern_b:
-            vb = t[:, None, None, None, None] if vb is None else vb
+            vb = t_j[:, None, None, :, None] if vb is None else vb
             out[:, alpha, :, :, delta] += va * vb * Wij[:, beta, :, :, gamma]
     return out
 
 
-def _add_hessian_pair(h, Wij, t, layout, mem_i, mem_j, ri, rj):
+def _add_hessian_pair(h, Wij, t_i, t_j, layout, mem_i, mem_j, ri, rj):
     """Add the blocks (i, j) of the Hessian of -log det F_t for one pair of size groups.
 
     R[(p,q),(s,u)] = sum_{alpha delta} conj(W^(alpha delta)[p, u]) W_hat^(alpha delta)[q, s],
@@ -319,7 +420,7 @@ def _add_hessian_pair(h, Wij, t, layout, mem_i, mem_j, ri, rj):
                 continue
             glob_j = layout.parameter_index(name_b, [mem_j[k] for k in sel_j])
             W = Wij[:, :, sel_i][:, :, :, :, :, sel_j]
-            Wh = _contract(W, pat_a, pat_b, t)
+            Wh = _contract(W, pat_a, pat_b, t_i[:, sel_i], t_j[:, sel_j])
             conjW = np.conj(W)
             R = 0.0
             for alpha in range(2):
@@ -365,63 +466,76 @@ def _cho_solve(L, rhs):
     return out
 
 
-def centers_upper_bound(M, structure, D0, G0, *, accuracy: float = 1e-4, max_newton: int = 400,
-                        chunk: int = 4, progress=None):
+def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: float = 1e-4,
+                        max_newton: int = 400, chunk: int = 4, progress=None):
     """Refine D-G certificates to the optimum of the D-G bound by the method of centres.
+
+    Solves, per matrix, the GEVP  min t  s.t.  t D_w,L + D_w,N - H(D, G) >= 0, D > 0, where
+    L are the ``level_blocks`` (default all blocks: t = beta^2, the squared D-G bound of mu;
+    only a performance block: t = gamma^2, the skew-mu bound of a worst-case gain).
 
     Parameters
     ----------
     M : complex ndarray (F, n, m)
-    structure : BlockStructure of scalar blocks (``supports_centers``).
-    D0 : complex ndarray (F, m, m), G0 : complex ndarray (F, m, n)
-        Starting certificates (D0 > 0 block-diagonal, G0 Hermitian blocks), e.g. the
-        soft-max descent's.
+    structure : BlockStructure (any blocks: repeated real, repeated complex, full)
+    Dz0 : complex ndarray (F, n, n), G0 : complex ndarray (F, m, n)
+        Starting scalings, strictly feasible for some finite t (block-diagonal Dz0 > 0,
+        Hermitian G0 blocks), e.g. the soft-max descent's certificate.
+    level_blocks : sequence of bool (k,), optional
     accuracy : float
-        Stop where the estimated distance of beta^2 to the optimum is below ``accuracy``
+        Stop where the estimated distance of t to the optimum is below ``accuracy``
         (relative).
     max_newton : int
-        Newton steps per frequency at most.
+        Newton steps per matrix at most.
     chunk : int
-        Frequencies refined together (the Hessians are (p x p) each).
+        Matrices refined together (the Hessians are (p x p) each).
     progress : callable(done, total, message), optional
         Called after each chunk.
 
     Returns
     -------
-    beta2 : ndarray (F,)       the bound squared, exact at the returned scalings
-    D : ndarray (F, m, m), G : ndarray (F, m, n)   the certificate
-    error_estimate : ndarray (F,)   estimated relative distance of beta2 to the D-G optimum
+    level : ndarray (F,)       the optimal t found, exact at the returned scalings
+    scalings : DGScalings      the certificate (Dz (F, n, n), Dw (F, m, m), G (F, m, n))
+    error_estimate : ndarray (F,)   estimated relative distance of ``level`` to the optimum
     newton_steps : ndarray (F,) int
     """
+    layout = _CentersLayout(structure, level_blocks)
     F = M.shape[0]
     out_lam = np.empty(F)
-    out_D = np.empty_like(D0)
-    out_G = np.empty_like(G0)
+    out_Dz = np.empty((F, structure.n, structure.n), complex)
+    out_Dw = np.empty((F, structure.m, structure.m), complex)
+    out_G = np.empty((F, structure.m, structure.n), complex)
     out_err = np.empty(F)
     out_steps = np.empty(F, dtype=int)
     for start in range(0, F, chunk):
         sl = slice(start, min(start + chunk, F))
-        out_lam[sl], out_D[sl], out_G[sl], out_err[sl], out_steps[sl] = _centers_chunk(
-            M[sl], structure, D0[sl], G0[sl], accuracy, max_newton)
+        out_lam[sl], y, out_err[sl], out_steps[sl] = _centers_chunk(
+            M[sl], layout, layout.pack(Dz0[sl], G0[sl]), accuracy, max_newton)
+        out_Dz[sl], out_Dw[sl], out_G[sl] = layout.assemble(y)
         if progress is not None:
             progress(sl.stop, F, "D-G bound refined by the method of centres")
-    return out_lam, out_D, out_G, out_err, out_steps
+    return out_lam, DGScalings(out_Dz, out_Dw, out_G), out_err, out_steps
 
 
 # Level update t <- (1 - THETA) lambda_c + THETA t, and the predictor's aim: PREDICT of the
 # way back from the estimated optimum to the current bound (tuned on bench_mu's 10 x 6 reals).
 THETA = 0.3
 PREDICT = 0.5
+# Convergence is only declared with the level within GAP (relative) of the centre's value:
+# with a secant slope >= 0.01 an estimate <= 1e-4 implies it, so only a bogus model is held back.
+GAP = 1e-2
 
 
-def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
-    layout = _CentersLayout(st)
+def _level(M, layout, y):
+    return _pencil_max(M, *layout.assemble(y), layout.level_w)
+
+
+def _centers_chunk(M, layout, y, accuracy, max_newton):
     F = M.shape[0]
     c = layout.trace_vector
-    y = layout.pack([D0[:, zs, zs] for zs in st.z_slices], [G0[:, zs, zs] for zs in st.z_slices])
-    y *= (st.m / (y @ c))[:, None]
-    D, G = layout.assemble(y)
-    lam = _pencil_max(M, D, G)
+    m = layout.structure.m
+    y *= (m / (y @ c))[:, None]
+    lam = _level(M, layout, y)
     best_y, best_lam = y.copy(), lam.copy()
     error = np.full(F, np.inf)
     steps = np.zeros(F, dtype=int)
@@ -459,11 +573,11 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         grad[rows[keep]], hess[rows[keep]] = g_new[keep], h_new[keep]
         stuck = rows[~keep | ~finite]
         active[stuck] = False
+        error[stuck] = np.inf  # stopped before the model said converged
         centred = rows[(dec < 0.3) & keep & finite]
         if centred.size == 0:
             continue
-        Dc, Gc = layout.assemble(y[centred])
-        lam_c = _pencil_max(M[centred], Dc, Gc)
+        lam_c = _level(M[centred], layout, y[centred])
         better = lam_c < best_lam[centred]
         best_lam[centred[better]], best_y[centred[better]] = lam_c[better], y[centred[better]]
         # Along the central path lambda_c(t) ~ lambda* + a (t - lambda*) (a < 1): the secant
@@ -471,12 +585,18 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         slope = (lam_c - prev_lam[centred]) / (t[centred] - prev_t[centred])
         model = np.isfinite(slope) & (slope > 0) & (slope < 0.99)
         t_star = np.where(model, (lam_c - slope * t[centred]) / (1.0 - np.where(model, slope, 0.0)), np.nan)
-        est = np.where(model, (best_lam[centred] - t_star) / best_lam[centred], np.inf)
+        # measured from the centre's own value: the best point so far may be the (uncentred)
+        # start, and a secant model through points far above the optimum is biased, so only
+        # the path itself reaching the optimum counts
+        est = np.where(model, (lam_c - t_star) / lam_c, np.inf)
         # an estimate above a certified value contradicts the model: not yet asymptotic
         model &= est >= 0
         centrings[centred] += 1
         error[centred] = np.where(model, est, error[centred])
-        done = model & (est <= accuracy) & (centrings[centred] >= 3)
+        # est = a / (1 - a) (t - lambda_c) / lambda_c: a tiny secant slope a (levels far
+        # above the optimum, where lambda_c barely follows t) must not pass for convergence
+        near = (t[centred] - lam_c) <= GAP * lam_c
+        done = model & near & (est <= accuracy) & (centrings[centred] >= 3)
         active[centred[done]] = False
         go = ~done
         move = centred[go]
@@ -486,12 +606,11 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         aim = t_star[go] + PREDICT * (lam_c[go] - t_star[go])
         dxdt = (y[move] - prev_y[move]) / (t[move] - prev_t[move])[:, None]
         y_pred = y[move] + np.where(use, aim - t[move], 0.0)[:, None] * np.where(use[:, None], dxdt, 0.0)
-        y_pred *= (st.m / (y_pred @ c))[:, None]
+        y_pred *= (m / (y_pred @ c))[:, None]
         prev_t[move], prev_lam[move], prev_y[move] = t[move], lam_c[go], y[move]
         if np.any(use):
-            Dp, Gp = layout.assemble(y_pred[use])
             lam_p = np.full(move.size, np.inf)
-            lam_p[use] = _pencil_max(M[move[use]], Dp, Gp)
+            lam_p[use] = _level(M[move[use]], layout, y_pred[use])
             jump = use & (lam_p < lam_c[go])
             y[move[jump]] = y_pred[jump]
             t_next[jump] = lam_p[jump] + (THETA + 0.25) * (lam_c[go][jump] - lam_p[jump])
@@ -500,52 +619,59 @@ def _centers_chunk(M, st, D0, G0, accuracy, max_newton):
         t[move] = t_next
         value[move], grad[move], hess[move], ok_move = _barrier_terms(M[move], layout, y[move], t[move])
         active[move[~ok_move]] = False
-    D, G = layout.assemble(best_y)
-    return best_lam, D, G, error, steps
+    return best_lam, best_y, error, steps
 
 
 def needs_refinement(structure) -> bool:
-    """Repeated scalar blocks only: there the soft-max descent stops short of the optimum."""
-    return supports_centers(structure) and any(b.z_size > 1 for b in structure.blocks)
+    """Repeated scalar blocks present: there the soft-max descent stops short of the optimum."""
+    return any(b.is_scalar and b.z_size > 1 for b in structure.blocks)
 
 
-def refine_rows(M, structure, upper, Dz, G, rows, *, accuracy: float = 1e-4, start=None, progress=None):
+def _take(scalings, rows):
+    return DGScalings(scalings.Dz[rows], scalings.Dw[rows], scalings.G[rows])
+
+
+def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks=None,
+                accuracy: float = 1e-4, progress=None):
     """Refine the bounds at ``rows`` and keep each refinement only where it is lower.
 
-    ``start`` = (Dz, G) for those rows overrides the stored certificates as starting point
-    (``Dz``, ``G`` may then be None). Returns new (upper, Dz, G) arrays (copies).
+    ``upper`` (F,) are square roots of the GEVP level (mu bounds, or worst-case gains with
+    ``level_blocks``), certified by ``scalings`` (DGScalings, (F, ...)). ``start``
+    (DGScalings for ``rows``) overrides them as starting point; ``scalings`` may then be
+    None. Returns new (upper, scalings) (copies; scalings None when given None).
     """
     upper = np.array(upper, dtype=float)
-    D0, G0 = start if start is not None else (Dz[rows], G[rows])
-    lam, Dn, Gn, _, _ = centers_upper_bound(M[rows], structure, D0, G0, accuracy=accuracy,
-                                            progress=progress)
+    first = start if start is not None else _take(scalings, rows)
+    lam, found, _, _ = centers_upper_bound(M[rows], structure, first.Dz, first.G, level_blocks=level_blocks,
+                                           accuracy=accuracy, progress=progress)
     beta = np.sqrt(np.maximum(lam, 0.0))
     better = np.isfinite(beta) & (beta < upper[rows])
     upper[rows[better]] = beta[better]
-    if Dz is not None:
-        Dz, G = Dz.copy(), G.copy()
-        Dz[rows[better]], G[rows[better]] = Dn[better], Gn[better]
-    return upper, Dz, G
+    if scalings is not None:
+        Dz, Dw, G = scalings.Dz.copy(), scalings.Dw.copy(), scalings.G.copy()
+        Dz[rows[better]], Dw[rows[better]], G[rows[better]] = found.Dz[better], found.Dw[better], found.G[better]
+        scalings = DGScalings(Dz, Dw, G)
+    return upper, scalings
 
 
-def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1e-4, progress=None):
+def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, accuracy: float = 1e-4,
+                    progress=None):
     """Converge the D-G bound where the supremum over the stack is decided.
 
-    The bounds ``upper`` (F,) certified by (Dz, G) are all valid; the largest ones are refined
-    by the method of centres, then any other whose (looser) bound still exceeds the refined
-    maximum, until no unrefined bound does. So ``max(upper)`` becomes the converged D-G bound
-    of the stack; the others stay valid upper bounds.
+    The bounds ``upper`` (F,) certified by ``scalings`` are all valid; the largest ones are
+    refined by the method of centres, then any other whose (looser) bound still exceeds the
+    refined maximum, until no unrefined bound does. So ``max(upper)`` becomes the converged
+    D-G bound of the stack; the others stay valid upper bounds.
 
-    Without ``Dz``, ``G`` the descent's scalings are recomputed for the rows refined (and
-    ``None`` is returned in their place).
+    Without ``scalings`` (mu only) the descent's scalings are recomputed for the rows refined
+    (and None is returned in their place).
 
     Returns
     -------
-    upper : ndarray (F,), Dz, G : certificates (copies, refined rows replaced),
+    upper : ndarray (F,), scalings : DGScalings (copies, refined rows replaced) or None,
     refined : bool ndarray (F,)
     """
     upper = np.array(upper, dtype=float)
-    have = Dz is not None
     refined = np.zeros(upper.shape[0], bool)
     while True:
         level = np.max(upper[refined]) if np.any(refined) else -np.inf
@@ -553,11 +679,14 @@ def refine_supremum(M, structure, upper, Dz=None, G=None, *, accuracy: float = 1
         if todo.size == 0:
             break
         pick = todo[np.argsort(upper[todo])[::-1][:4]]
-        if not have:
+        start = None
+        if scalings is None:
+            if level_blocks is not None:
+                raise ValueError("`scalings` are needed to refine a GEVP with `level_blocks`")
             _, start, _ = mu_upper_bound(M[pick], structure)
-        upper, Dz, G = refine_rows(M, structure, upper, Dz, G, pick, accuracy=accuracy,
-                                   start=None if have else (start.Dz, start.G))
+        upper, scalings = refine_rows(M, structure, upper, scalings, pick, start=start,
+                                      level_blocks=level_blocks, accuracy=accuracy)
         refined[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")
-    return upper, Dz, G, refined
+    return upper, scalings, refined

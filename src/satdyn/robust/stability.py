@@ -269,7 +269,7 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
         # repeated parameters: converge the D-G bound where the supremum is decided
         M_all = np.concatenate([system.response(freqs)[:, : system.ndelta, : system.ndelta],
                                 D11[None].astype(complex)])
-        ups, _, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]))
+        ups, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]))
         mu_up, peak = ups[:-1], float(np.max(ups))
     lower = 1.0 / peak if peak > 0 else np.inf
     upper = float(t_best)

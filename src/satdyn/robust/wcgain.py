@@ -15,7 +15,12 @@ Bounds of  max_{delta in box} || F_u(P, Delta(delta)) ||_inf :
   certified when mu_[Delta, Delta_p](diag(I, I/gamma) M(jw)) < 1 with the D-G upper bound,
   Delta the real blocks (unit box) and Delta_p a full complex (m x p) block; gamma(w) is
   found by bisection, run on all frequencies at once with warm-started scalings. The grid
-  includes the peak frequency of the lower bound's worst case.
+  includes the peak frequency of the lower bound's worst case. With repeated parameters
+  the descent stalls above the D-G optimum, so where the supremum over the grid is decided
+  the skew-mu bound is converged as a GEVP (min gamma^2, the level on the performance
+  block only) by the method of centres (``mu_centers``), started from the bisection's
+  certificate or, where the descent could not even prove robust stability, from the
+  converged mu scalings of the Delta loop.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ import numpy as np
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
 from .mdelta import MDeltaSystem
-from .mu_upper import mu_upper_bound
+from .mu_bounds import mussv
+from .mu_centers import needs_refinement, refine_supremum
+from .mu_upper import DGScalings, mu_upper_bound
 from .norms import _hinf_batch, frequency_response
 from .stability import GriddedResults, _box_directions
 from .structure import BlockStructure, full_block, real_block
@@ -117,29 +124,48 @@ def _lower_bound(system, rng, directions, iterations=30):
     return q, float(gb), float(wb), float(g[0])
 
 
+def _skew_structure(system):
+    """Delta's real blocks followed by the full (m x p) performance block."""
+    blocks = tuple(real_block(r) for r in system.block_sizes) + (full_block(system.ninputs, system.noutputs),)
+    return BlockStructure(blocks)
+
+
 def _skew_mu_bisection(system, freqs, gamma_lo, iterations=18, rtol=1e-3):
-    """Upper bound gamma(w) (F,) of the worst-case gain at each frequency."""
-    nd, p, m = system.ndelta, system.noutputs, system.ninputs
+    """Upper bounds gamma(w) (K,) of the worst-case gain and their skew-GEVP certificates.
+
+    The certificates (DGScalings) are returned in the form the skew GEVP (``_refine_skew``)
+    takes: the mu scalings at diag(I, I/gamma) M with the performance block's d divided by
+    gamma^2.
+    """
+    nd = system.ndelta
     G = system.response(freqs)
-    blocks = tuple(real_block(r) for r in system.block_sizes) + (full_block(m, p),)
-    structure = BlockStructure(blocks)
+    structure = _skew_structure(system)
     F = len(freqs)
 
     def certified(gamma, initial):
         Mg = G.copy()
         Mg[:, nd:, :] /= gamma[:, None, None]
-        upper, _, packed = mu_upper_bound(Mg, structure, initial=initial, iterations=30, target=1.0)
-        return upper < 1.0, packed
+        upper, scalings, packed = mu_upper_bound(Mg, structure, initial=initial, iterations=30, target=1.0)
+        Dz, Dw = scalings.Dz.copy(), scalings.Dw.copy()
+        Dz[:, nd:, nd:] /= gamma[:, None, None] ** 2
+        Dw[:, nd:, nd:] /= gamma[:, None, None] ** 2
+        return upper < 1.0, packed, DGScalings(Dz, Dw, scalings.G)
+
+    def keep(mask, old, new):
+        """Rows of ``new`` where ``mask``, else of ``old`` (packed arrays or DGScalings)."""
+        if isinstance(old, DGScalings):
+            return DGScalings(*(keep(mask, a, b) for a, b in zip((old.Dz, old.Dw, old.G), (new.Dz, new.Dw, new.G))))
+        return np.where(mask.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
 
     lo = np.maximum(gamma_lo, 1e-300)
     hi = np.maximum(2.0 * lo, 1e-12)
-    ok, packed = certified(hi, None)
+    ok, packed, scalings = certified(hi, None)
     for _ in range(40):  # grow until certified (or give up: infinite gain / no robust stability)
         if np.all(ok):
             break
         hi = np.where(ok, hi, hi * 4)
-        ok_new, packed_new = certified(hi, None)
-        packed = np.where(ok[:, None], packed, packed_new)
+        ok_new, packed_new, scalings_new = certified(hi, None)
+        packed, scalings = keep(ok_new & ~ok, packed, packed_new), keep(ok_new & ~ok, scalings, scalings_new)
         ok = ok | ok_new
         if np.any(hi > 1e12 * np.maximum(lo, 1e-12)):
             break
@@ -149,12 +175,65 @@ def _skew_mu_bisection(system, freqs, gamma_lo, iterations=18, rtol=1e-3):
         if not np.any(active & (hi - lo > rtol * hi)):
             break
         mid = np.where(np.isfinite(hi), 0.5 * (lo + hi), lo)
-        c, pk = certified(np.where(np.isfinite(mid), mid, 1.0), packed)
+        c, pk, scalings_new = certified(np.where(np.isfinite(mid), mid, 1.0), packed)
         c &= active
         hi = np.where(c, mid, hi)
         lo = np.where(active & ~c, mid, lo)
-        packed = np.where(c[:, None], pk, packed)
-    return hi
+        packed, scalings = keep(c, packed, pk), keep(c, scalings, scalings_new)
+    return hi, scalings
+
+
+def _refine_skew(system, freqs, bound, scalings):
+    """Converge the skew-mu bound where the supremum over the grid is decided (repeated parameters).
+
+    The skew-mu D-G bound of the worst-case gain is itself a GEVP, min gamma^2 with the level
+    on the performance block only (``mu_centers``); the method of centres solves it from the
+    bisection's certificates, so no second bisection on gamma is needed. Where the descent
+    certified no gamma at all (its mu bound of the Delta loop alone is >= 1), the converged
+    mu bound of that loop may still be < 1: its scalings then give a starting point.
+    """
+    structure = _skew_structure(system)
+    if not needs_refinement(structure):
+        return bound
+    bound = bound.copy()
+    missing = np.flatnonzero(~np.isfinite(bound))
+    if missing.size:
+        scalings = _robust_stability_start(system, freqs, missing, bound, scalings)
+    finite = np.flatnonzero(np.isfinite(bound))
+    if finite.size == 0:
+        return bound
+    level = [False] * len(system.block_sizes) + [True]
+    start = DGScalings(scalings.Dz[finite], scalings.Dw[finite], scalings.G[finite])
+    bound[finite], _, _ = refine_supremum(system.response(freqs[finite]), structure, bound[finite], start,
+                                          level_blocks=level)
+    return bound
+
+
+def _robust_stability_start(system, freqs, rows, bound, scalings):
+    """Skew-GEVP starting scalings at ``rows`` from the converged mu of the Delta loop.
+
+    With H_Delta <= u^2 D_Delta (u < 1) for M11, the scalings diag(D_Delta, e I) keep
+    D_w,N - H_NN >= (1 - u^2) D_Delta - e M21^H M21 > 0 for e below the margin used here;
+    ``bound`` gets +inf -> a finite placeholder (the refinement replaces it) at those rows.
+    """
+    nd = system.ndelta
+    M = system.response(freqs[rows])
+    delta_blocks = [real_block(r) for r in system.block_sizes]
+    mu = mussv(M[:, :nd, :nd], delta_blocks, lower=False, refine=True)
+    Dz, Dw, G = scalings.Dz.copy(), scalings.Dw.copy(), scalings.G.copy()
+    for k, i in enumerate(rows):
+        u = mu.dg_upper[k]
+        if not u < 1.0:
+            continue
+        D_delta = mu.scalings.Dz[k]
+        coupling = np.linalg.norm(M[k, nd:, :nd], 2) ** 2
+        e = 0.5 * (1.0 - u * u) * np.linalg.eigvalsh(D_delta)[0] / max(coupling, 1e-300)
+        Dz[i], Dw[i], G[i] = 0.0, 0.0, 0.0
+        Dz[i, :nd, :nd], Dw[i, :nd, :nd], G[i, :nd, :nd] = D_delta, mu.scalings.Dw[k], mu.scalings.G[k]
+        Dz[i, nd:, nd:] = e * np.eye(system.noutputs)
+        Dw[i, nd:, nd:] = e * np.eye(system.ninputs)
+        bound[i] = np.finfo(float).max
+    return DGScalings(Dz, Dw, G)
 
 
 def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None, seed: int = 0,
@@ -183,14 +262,14 @@ def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=N
     Acl, Bcl, Ccl, Dcl, _ = system.closed_loop(np.stack([np.zeros(k), q]))
     resp = frequency_response(Acl, Bcl, Ccl, Dcl, np.broadcast_to(freqs, (2, freqs.size)))
     sig = np.linalg.svd(resp, compute_uv=False)[..., 0].max(axis=0)
-    bound = _skew_mu_bisection(system, freqs, sig)
+    bound = _refine_skew(system, freqs, *_skew_mu_bisection(system, freqs, sig))
     if frequencies is None:
         extra = refine_peaks(freqs, bound, count=2, points=6)
         extra = extra[~np.isin(extra, freqs)]
         if extra.size:
             resp = frequency_response(Acl, Bcl, Ccl, Dcl, np.broadcast_to(extra, (2, extra.size)))
             sig_e = np.linalg.svd(resp, compute_uv=False)[..., 0].max(axis=0)
-            bound_e = _skew_mu_bisection(system, extra, sig_e)
+            bound_e = _refine_skew(system, extra, *_skew_mu_bisection(system, extra, sig_e))
             freqs = np.concatenate([freqs, extra])
             bound = np.concatenate([bound, bound_e])
             order = np.argsort(freqs)
