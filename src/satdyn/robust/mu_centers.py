@@ -116,6 +116,10 @@ class _CentersLayout:
                 self.trace_vector[self.D_offsets[i]:self.D_offsets[i] + b.z_size] = 1.0
             else:
                 self.trace_vector[self.full_offsets[i]] = b.w_size
+        scalar = [i for i, b in enumerate(blocks) if b.is_scalar]
+        real = [i for i, b in enumerate(blocks) if b.kind == "real"]
+        self.D_index = self.parameter_index("D", scalar) if scalar else np.zeros(0, int)
+        self.G_index = self.parameter_index("G", real) if real else np.zeros(0, int)
         # scalar blocks grouped by size: the Hessian is assembled group pair by group pair
         self.groups = [(r, np.array([i for i, b in enumerate(blocks) if b.is_scalar and b.z_size == r]))
                        for r in scalar_sizes]
@@ -298,6 +302,9 @@ def _barrier_terms(M, layout, y, t):
         Rb = (np.conj(Dinv_i)[:, :, :, None, None, :] * Dinv_i[:, :, None, :, :, None]).reshape(R, k, ri * ri, ri * ri)
         glob = layout.parameter_index("D", mem_i).reshape(k, ri * ri)
         h[:, glob[:, :, None], glob[:, None, :]] += _project(Rb, layout.bases[ri], layout.bases[ri])
+    if layout.G_index.size:
+        h[:, layout.G_index[:, None], layout.D_index[None, :]] = np.swapaxes(
+            h[:, layout.D_index[:, None], layout.G_index[None, :]], 1, 2)
     _add_full_blocks(g, h, parts, Mr, MHr, Dinv, tb, layout)
     grad[rows] = g
     hess[rows] = h
@@ -374,12 +381,8 @@ def _project_vector(Gamma, basis):
 def _project(R, basis_a, basis_b):
     """Real Hessian Re(Q_a^T R Q_b) on the last two axes (flattened entries -> basis parameters)."""
     (index_a, coef_a), (index_b, coef_b) = basis_a, basis_b
-    out = 0.0
-    for k in range(2):
-        Rk = R[..., index_a[k], :] * coef_a[k][:, None]
-        for l in range(2):
-            out = out + np.real(Rk[..., index_b[l]] * coef_b[l])
-    return out
+    rows = R[..., index_a[0], :] * coef_a[0][:, None] + R[..., index_a[1], :] * coef_a[1][:, None]
+    return np.real(rows[..., index_b[0]] * coef_b[0] + rows[..., index_b[1]] * coef_b[1])
 
 
 _KD_PATTERN = ((0, 0, -1.0), (1, 1, None))   # (alpha, beta, value); None = the block's level
@@ -409,12 +412,15 @@ def _add_hessian_pair(h, Wij, t_i, t_j, layout, mem_i, mem_j, ri, rj):
     """
     F = Wij.shape[0]
     types = (("D", _KD_PATTERN), ("G", _KG_PATTERN))
+    # the (G, D) blocks are the transposes of the (D, G) ones: filled by _barrier_terms
     for name_a, pat_a in types:
         sel_i = [k for k, b in enumerate(mem_i) if name_a == "D" or layout.G_offsets[b] is not None]
         if not sel_i:
             continue
         glob_i = layout.parameter_index(name_a, [mem_i[k] for k in sel_i])
         for name_b, pat_b in types:
+            if (name_a, name_b) == ("G", "D"):
+                continue
             sel_j = [k for k, b in enumerate(mem_j) if name_b == "D" or layout.G_offsets[b] is not None]
             if not sel_j:
                 continue
