@@ -30,7 +30,7 @@ from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peak
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values
 from .mdelta import MDeltaSystem
 from .mu_centers import needs_refinement, refine_supremum
-from .mu_upper import mu_upper_bound
+from .mu_upper import DGScalings, mu_upper_bound
 from .structure import BlockStructure, real_block
 
 __all__ = ["RobustStabilityResult", "GriddedResults", "robust_stability", "robust_stability_mdelta",
@@ -189,10 +189,24 @@ def _pattern_search(system, q, t, w, t_max, iterations=25):
     return q, t, w
 
 
-def _mu_sweep(system, frequencies, structure, initial=None):
+def _mu_sweep(system, frequencies, structure):
+    """Descent bounds of mu(M11(jw)) (K,) and their certificates (DGScalings)."""
     M = system.response(frequencies)[:, : system.ndelta, : system.ndelta]
-    upper, _, packed = mu_upper_bound(M, structure, initial=initial)
-    return upper, packed
+    upper, scalings, _ = mu_upper_bound(M, structure)
+    return upper, scalings
+
+
+def _concat_scalings(first, second, order=slice(None)):
+    """Certificates of two sweeps, one after the other (then reordered by ``order``)."""
+    return DGScalings(*(np.concatenate([a, b])[order] for a, b in zip((first.Dz, first.Dw, first.G),
+                                                                      (second.Dz, second.Dw, second.G))))
+
+
+def _merge_sweeps(freqs, mu_up, scalings, extra, mu_extra, scalings_extra):
+    """Concatenate two sweeps and sort them by frequency."""
+    freqs = np.concatenate([freqs, extra])
+    order = np.argsort(freqs)
+    return freqs[order], np.concatenate([mu_up, mu_extra])[order], _concat_scalings(scalings, scalings_extra, order)
 
 
 def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None,
@@ -229,21 +243,18 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
     else:
         freqs = check_frequencies(frequencies)
     report(0, 4, "mu upper bound on the frequency grid")
-    mu_up, _ = _mu_sweep(system, freqs, structure)
+    mu_up, scalings = _mu_sweep(system, freqs, structure)
     if frequencies is None:
         for _ in range(2):
             extra = refine_peaks(freqs, mu_up)
             extra = extra[~np.isin(extra, freqs)]
             if extra.size == 0:
                 break
-            mu_extra, _ = _mu_sweep(system, extra, structure)
-            freqs = np.concatenate([freqs, extra])
-            mu_up = np.concatenate([mu_up, mu_extra])
-            order = np.argsort(freqs)
-            freqs, mu_up = freqs[order], mu_up[order]
+            freqs, mu_up, scalings = _merge_sweeps(freqs, mu_up, scalings, extra,
+                                                   *_mu_sweep(system, extra, structure))
     # w = infinity: well-posedness of I - D11 Delta (real D11)
     D11 = system.D[: system.ndelta, : system.ndelta]
-    mu_inf, _, _ = mu_upper_bound(D11[None].astype(complex), structure)
+    mu_inf, scalings_inf, _ = mu_upper_bound(D11[None].astype(complex), structure)
     peak = max(float(np.max(mu_up)), float(mu_inf[0]))
     report(1, 4, "destabilising parameter search")
     rng = np.random.default_rng(seed)
@@ -259,17 +270,15 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
     report(3, 4, "mu upper bound at the critical frequency")
     if np.isfinite(t_best) and np.isfinite(w_best):
         near = w_best * np.array([1 - 1e-3, 1.0, 1 + 1e-3])
-        mu_near, _ = _mu_sweep(system, near, structure)
-        freqs = np.concatenate([freqs, near])
-        mu_up = np.concatenate([mu_up, mu_near])
-        order = np.argsort(freqs)
-        freqs, mu_up = freqs[order], mu_up[order]
+        mu_near, scalings_near = _mu_sweep(system, near, structure)
+        freqs, mu_up, scalings = _merge_sweeps(freqs, mu_up, scalings, near, mu_near, scalings_near)
         peak = max(peak, float(np.max(mu_near)))
     if needs_refinement(structure):
         # repeated parameters: converge the D-G bound where the supremum is decided
         M_all = np.concatenate([system.response(freqs)[:, : system.ndelta, : system.ndelta],
                                 D11[None].astype(complex)])
-        ups, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]))
+        ups, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]),
+                                    _concat_scalings(scalings, scalings_inf))
         mu_up, peak = ups[:-1], float(np.max(ups))
     lower = 1.0 / peak if peak > 0 else np.inf
     upper = float(t_best)
