@@ -176,6 +176,9 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
 def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 1e-6):
     """Same D-G upper bound from the LMI, by bisection on beta with cvxpy (cross-check only).
 
+    Each step solves the LMI's optimal margin (``lmi_margin``) and moves the upper end only
+    where it is negative, so a solver failure near the boundary cannot lower the bound.
+
     Needs the optional ``lmi`` extra (cvxpy). Slow; use ``mussv`` in production.
 
     Parameters
@@ -193,30 +196,43 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     """
     structure = BlockStructure.parse(blocks)
     M = _balanced_single(M, structure, None)
-    m = M.shape[1]
+    margin_at = _margin_problem(M, structure, solver)
+    hi = float(np.linalg.norm(M, 2)) * (1 + 1e-6) + 1e-12  # D = I, G = 0 certify ||M||
+    lo = 0.0
+    while hi - lo > tol * hi:
+        mid = 0.5 * (lo + hi)
+        margin, _ = margin_at(mid)
+        if margin < 0:
+            hi = mid
+        else:  # includes a solver failure (nan): never lowers the bound without proof
+            lo = mid
+    return hi
+
+
+def _margin_problem(M, structure, solver):
+    """``beta -> (s*, status)``: the optimal margin of the D-G LMI at level beta (one cvxpy problem)."""
     cp, constraints, Dz, Dw, G = _lmi_variables(structure)
+    m = M.shape[1]
+    margin = cp.Variable()
     beta2 = cp.Parameter(nonneg=True)
     MH = M.conj().T
     lmi = MH @ Dz @ M + 1j * (G @ M - MH @ G.H) - beta2 * Dw
     lmi = 0.5 * (lmi + lmi.H)
-    problem = cp.Problem(cp.Minimize(0), constraints + [lmi << 0, cp.trace(Dw) == m])
-    hi = float(np.linalg.norm(M, 2)) * (1 + 1e-6) + 1e-12
-    lo = 0.0
-    while hi - lo > tol * hi:
-        mid = 0.5 * (lo + hi)
-        beta2.value = mid**2
+    problem = cp.Problem(cp.Minimize(margin),
+                         constraints + [lmi << margin * np.eye(m), cp.real(cp.trace(Dw)) == m])
+
+    def solve(beta):
+        beta2.value = float(beta) ** 2
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
                 problem.solve(solver=solver)
-                feasible = problem.status == "optimal"
             except cp.error.SolverError:
-                feasible = False  # numerical failure at the boundary: count as infeasible
-        if feasible:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+                return np.nan, "solver_error"
+        value = problem.value if problem.status in ("optimal", "optimal_inaccurate") else None
+        return (np.nan if value is None else float(value)), str(problem.status)
+
+    return solve
 
 
 def _balanced_single(M, structure, similarity):
@@ -304,20 +320,9 @@ def lmi_margin(M, blocks, beta, *, similarity=None, solver: str | None = "CLARAB
     Returns
     -------
     (margin, status) : (float, str)
+        margin is nan when the solver fails (status says how).
     """
     structure = BlockStructure.parse(blocks)
     if not np.isfinite(beta) or beta <= 0:
         raise ValueError(f"`beta` must be a positive finite number; got {beta!r}")
-    M = _balanced_single(M, structure, similarity)
-    m = M.shape[1]
-    cp, constraints, Dz, Dw, G = _lmi_variables(structure)
-    margin = cp.Variable()
-    MH = M.conj().T
-    lmi = MH @ Dz @ M + 1j * (G @ M - MH @ G.H) - beta**2 * Dw
-    lmi = 0.5 * (lmi + lmi.H)
-    problem = cp.Problem(cp.Minimize(margin),
-                         constraints + [lmi << margin * np.eye(m), cp.real(cp.trace(Dw)) == m])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        problem.solve(solver=solver)
-    return float(problem.value), str(problem.status)
+    return _margin_problem(_balanced_single(M, structure, similarity), structure, solver)(beta)
