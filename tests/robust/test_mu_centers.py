@@ -202,3 +202,11 @@ def test_robust_stability_uses_the_converged_peak():
     assert result.lower == pytest.approx(1.0 / converged.max(), rel=1e-3)
     assert result.lower > 1.0 / fast.max()
     assert result.lower <= result.upper
+
+
+def test_bad_level_blocks_are_refused():
+    structure = BlockStructure.parse([real_block(2), full_block(1)])
+    eye = np.eye(3)[None].astype(complex)
+    for bad in ([False, False], [True]):
+        with pytest.raises(ValueError, match="`level_blocks`"):
+            centers_upper_bound(eye, structure, eye, np.zeros((1, 3, 3)), level_blocks=bad)
