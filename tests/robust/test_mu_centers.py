@@ -46,6 +46,8 @@ BARRIER_CASES = {
     "with full blocks": ([real_block(2), full_block(2, 3), complex_block(2), full_block(1)], None),
     # the skew-mu GEVP of a worst-case gain: the level multiplies the performance block only
     "skew (level on a full block)": ([real_block(2), real_block(1), full_block(2, 3)], [False, False, True]),
+    # mixed levels on scalar and full blocks: each block's own level enters its Hessian rows
+    "mixed levels": ([real_block(2), complex_block(2), full_block(2, 1), real_block(1)], [True, False, True, False]),
 }
 
 
@@ -210,3 +212,31 @@ def test_bad_level_blocks_are_refused():
     for bad in ([False, False], [True]):
         with pytest.raises(ValueError, match="`level_blocks`"):
             centers_upper_bound(eye, structure, eye, np.zeros((1, 3, 3)), level_blocks=bad)
+
+
+def test_skew_certificates_keep_d_positive():
+    """With the level on one block only, F_t > 0 no longer implies D > 0 on the others: the
+    returned scalings must still be a certificate (D > 0, F_t >= 0 at the level returned).
+
+    24 random skew problems (1-3 repeated real blocks + a 1x1 performance block, rows scaled
+    by 10^[-1.5, 1.5] so some D blocks approach 0 at the optimum); before the check on D_NN,
+    the predictor returned an indefinite D in trial 23 (level 0.2 % below the LMI optimum).
+    """
+    rng = np.random.default_rng(0)
+    for _ in range(24):
+        blocks = [real_block(int(rng.integers(1, 4))) for _ in range(int(rng.integers(1, 4)))] + [full_block(1, 1)]
+        structure = BlockStructure.parse(blocks)
+        n = structure.n
+        M = rng.standard_normal((4, n, n)) + 1j * rng.standard_normal((4, n, n))
+        M *= np.concatenate([np.full(b.z_size, 10 ** rng.uniform(-1.5, 1.5)) for b in blocks])[None, :, None]
+        M[:, :, :n - 1] *= 0.7 / np.linalg.norm(M[:, :, :n - 1], 2, axis=(1, 2))[:, None, None]  # D = I feasible
+        eye = np.broadcast_to(np.eye(n), (4, n, n)).astype(complex)
+        level, found, _, _ = centers_upper_bound(M, structure, eye, np.zeros((4, n, n), complex),
+                                                 level_blocks=[False] * (len(blocks) - 1) + [True])
+        assert np.all(np.linalg.eigvalsh(found.Dw)[:, 0] > 0)
+        MH = np.conj(np.swapaxes(M, 1, 2))
+        H = MH @ found.Dz @ M + 1j * (found.G @ M - MH @ np.conj(np.swapaxes(found.G, 1, 2)))
+        scale = np.where(np.arange(n) == n - 1, level[:, None], 1.0)[:, :, None]
+        Ft = scale * found.Dw - H
+        smallest = np.linalg.eigvalsh(0.5 * (Ft + np.conj(np.swapaxes(Ft, 1, 2))))[:, 0]
+        assert np.all(smallest >= -1e-9 * np.linalg.norm(found.Dw, 2, axis=(1, 2)))

@@ -82,6 +82,8 @@ def test_repeated_parameters_upper_bound_reaches_the_worst_case_gain():
     result = worst_case_gain_mdelta(system)
     assert not result.destabilizing
     assert result.lower <= result.upper <= result.lower * (1 + 1e-3)
+    # upper = max(gain_upper, lower): the certified grid bound itself must reach the lower bound
+    assert result.gain_upper.max() >= result.lower * (1 - 1e-9)
     descent_only, _ = _skew_mu_bisection(system, result.frequencies, np.full(result.frequencies.size, 1e-3))
     assert descent_only.max() > 1.2 * result.upper
     assert np.all(result.gain_upper <= descent_only * (1 + 1e-3))  # refinement only lowers (bisection rtol)

@@ -176,8 +176,10 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
 def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 1e-6):
     """Same D-G upper bound from the LMI, by bisection on beta with cvxpy (cross-check only).
 
-    Each step solves the LMI's optimal margin (``lmi_margin``) and moves the upper end only
-    where it is negative, so a solver failure near the boundary cannot lower the bound.
+    Each step solves the LMI's optimal margin (``lmi_margin``) and moves the upper end where
+    the solver returns a negative margin (status "optimal", its reduced-accuracy
+    "optimal_inaccurate" -- Clarabel reports it even at clear margins -- or "unbounded");
+    a failed solve near the boundary cannot lower the bound.
 
     Needs the optional ``lmi`` extra (cvxpy). Slow; use ``mussv`` in production.
 
@@ -201,10 +203,10 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     lo = 0.0
     while hi - lo > tol * hi:
         mid = 0.5 * (lo + hi)
-        margin, _ = margin_at(mid)
-        if margin < 0:
+        margin, status = margin_at(mid)
+        if margin < 0:  # nan (a failed solve) compares False: it never lowers the bound
             hi = mid
-        else:  # includes a solver failure (nan): never lowers the bound without proof
+        else:
             lo = mid
     return hi
 
@@ -229,6 +231,8 @@ def _margin_problem(M, structure, solver):
                 problem.solve(solver=solver)
             except cp.error.SolverError:
                 return np.nan, "solver_error"
+        if problem.status == "unbounded":  # the LMI holds with any margin (e.g. mu = 0)
+            return -np.inf, "unbounded"
         value = problem.value if problem.status in ("optimal", "optimal_inaccurate") else None
         return (np.nan if value is None else float(value)), str(problem.status)
 
@@ -320,7 +324,8 @@ def lmi_margin(M, blocks, beta, *, similarity=None, solver: str | None = "CLARAB
     Returns
     -------
     (margin, status) : (float, str)
-        margin is nan when the solver fails (status says how).
+        margin is -inf when the LMI holds with any margin ("unbounded"), nan when the solver
+        fails (status says how).
     """
     structure = BlockStructure.parse(blocks)
     if not np.isfinite(beta) or beta <= 0:

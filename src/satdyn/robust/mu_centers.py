@@ -206,7 +206,10 @@ def _pencil_max(M, Dz, Dw, G, level_w=None):
     ok = np.ones(M.shape[0], bool)
     if level_w is not None and not np.all(level_w):
         lv, nl = np.flatnonzero(level_w), np.flatnonzero(~np.asarray(level_w))
-        LQ, ok = _cholesky(Dw[:, nl][:, :, nl] - H[:, nl][:, :, nl])
+        # D > 0 on the N blocks too: Q > 0 alone would admit an indefinite D (no certificate)
+        _, ok = _cholesky(Dw[:, nl][:, :, nl])
+        LQ, okQ = _cholesky(Dw[:, nl][:, :, nl] - H[:, nl][:, :, nl])
+        ok &= okQ
         X = np.zeros((M.shape[0], nl.size, lv.size), complex)
         if np.any(ok):
             X[ok] = np.linalg.solve(LQ[ok], H[ok][:, nl][:, :, lv])   # LQ^-1 H_NL
@@ -540,19 +543,29 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
     F = M.shape[0]
     c = layout.trace_vector
     m = layout.structure.m
-    y *= (m / (y @ c))[:, None]
-    lam = _level(M, layout, y)
+    trace = y @ c
+    usable = np.isfinite(trace) & (trace > 0)
+    y[usable] *= (m / trace[usable])[:, None]
+    lam = np.full(F, np.inf)
+    if np.any(usable):
+        lam[usable] = _level(M[usable], layout, y[usable])
     best_y, best_lam = y.copy(), lam.copy()
     error = np.full(F, np.inf)
     steps = np.zeros(F, dtype=int)
     centrings = np.zeros(F, dtype=int)
-    t = lam * 1.05
+    # rows without a feasible start (or with a level <= 0: nothing to refine) are left as they are
     active = np.isfinite(lam) & (lam > 0)
+    t = np.where(active, lam * 1.05, 1.0)
     prev_t = np.full(F, np.nan)
     prev_lam = np.full(F, np.nan)
     prev_y = y.copy()
-    value, grad, hess, ok = _barrier_terms(M, layout, y, t)
-    active &= ok
+    value = np.full(F, np.inf)
+    grad = np.zeros((F, layout.size))
+    hess = np.zeros((F, layout.size, layout.size))
+    rows = np.flatnonzero(active)
+    if rows.size:
+        value[rows], grad[rows], hess[rows], ok = _barrier_terms(M[rows], layout, y[rows], t[rows])
+        active[rows[~ok]] = False
     for _ in range(max_newton):
         rows = np.flatnonzero(active)
         if rows.size == 0:
@@ -602,7 +615,8 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
         # est = a / (1 - a) (t - lambda_c) / lambda_c: a tiny secant slope a (levels far
         # above the optimum, where lambda_c barely follows t) must not pass for convergence
         near = (t[centred] - lam_c) <= GAP * lam_c
-        done = model & near & (est <= accuracy) & (centrings[centred] >= 3)
+        # a level <= 0 is certified: the bound is 0 (real blocks can make H <= 0)
+        done = (model & near & (est <= accuracy) & (centrings[centred] >= 3)) | (lam_c <= 0)
         active[centred[done]] = False
         go = ~done
         move = centred[go]

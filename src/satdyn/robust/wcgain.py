@@ -206,6 +206,7 @@ def _refine_skew(system, freqs, bound, scalings):
     start = DGScalings(scalings.Dz[finite], scalings.Dw[finite], scalings.G[finite])
     bound[finite], _, _ = refine_supremum(system.response(freqs[finite]), structure, bound[finite], start,
                                           level_blocks=level)
+    bound[bound >= _UNREFINED] = np.inf  # a start the refinement could not improve: no bound
     return bound
 
 
@@ -214,7 +215,8 @@ def _robust_stability_start(system, freqs, rows, bound, scalings):
 
     With H_Delta <= u^2 D_Delta (u < 1) for M11, the scalings diag(D_Delta, e I) keep
     D_w,N - H_NN >= (1 - u^2) D_Delta - e M21^H M21 > 0 for e below the margin used here;
-    ``bound`` gets +inf -> a finite placeholder (the refinement replaces it) at those rows.
+    ``bound`` gets +inf -> the ``_UNREFINED`` placeholder at those rows (the refinement
+    replaces it; ``_refine_skew`` turns any left back into inf).
     """
     nd = system.ndelta
     M = system.response(freqs[rows])
@@ -227,13 +229,18 @@ def _robust_stability_start(system, freqs, rows, bound, scalings):
             continue
         D_delta = mu.scalings.Dz[k]
         coupling = np.linalg.norm(M[k, nd:, :nd], 2) ** 2
-        e = 0.5 * (1.0 - u * u) * np.linalg.eigvalsh(D_delta)[0] / max(coupling, 1e-300)
+        eig = np.linalg.eigvalsh(D_delta)
+        # any smaller e is feasible too: cap it at D_Delta's scale (no coupling -> no overflow)
+        e = min(0.5 * (1.0 - u * u) * eig[0] / max(coupling, 1e-300), eig[-1])
         Dz[i], Dw[i], G[i] = 0.0, 0.0, 0.0
         Dz[i, :nd, :nd], Dw[i, :nd, :nd], G[i, :nd, :nd] = D_delta, mu.scalings.Dw[k], mu.scalings.G[k]
         Dz[i, nd:, nd:] = e * np.eye(system.noutputs)
         Dw[i, nd:, nd:] = e * np.eye(system.ninputs)
-        bound[i] = np.finfo(float).max
+        bound[i] = _UNREFINED
     return DGScalings(Dz, Dw, G)
+
+
+_UNREFINED = np.finfo(float).max
 
 
 def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None, seed: int = 0,
