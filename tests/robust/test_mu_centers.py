@@ -13,13 +13,8 @@ import numpy as np
 import pytest
 
 from satdyn.robust import complex_block, full_block, lmi_upper_bound, mussv, real_block
-from satdyn.robust.mu_centers import (
-    _barrier_terms,
-    _CentersLayout,
-    _pencil_max,
-    centers_upper_bound,
-    needs_refinement,
-)
+from satdyn.robust.mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
+from satdyn.robust.mu_centers import centers_upper_bound, needs_refinement
 from satdyn.robust.mu_upper import mu_upper_bound
 from satdyn.robust.structure import BlockStructure
 
