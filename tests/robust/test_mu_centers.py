@@ -215,7 +215,8 @@ def test_skew_certificates_keep_d_positive():
 
     24 random skew problems (1-3 repeated real blocks + a 1x1 performance block, rows scaled
     by 10^[-1.5, 1.5] so some D blocks approach 0 at the optimum); before the check on D_NN,
-    the predictor returned an indefinite D in trial 23 (level 0.2 % below the LMI optimum).
+    the predictor returned an indefinite D in trial 23 (in another trial that gave a level 3e-5
+    below the LMI optimum: not a certificate).
     """
     rng = np.random.default_rng(0)
     for _ in range(24):
