@@ -126,8 +126,8 @@ class TileFamily:
 
     @classmethod
     def load(cls, path) -> "TileFamily":
-        """Read a family written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as z:
+        """Read a family written by :meth:`save` (a path or a binary file object)."""
+        with np.load(path if hasattr(path, "read") else Path(path), allow_pickle=False) as z:
             inputs = json.loads(str(z["inputs_json"]))
             count = len(z["D_P"])
             get = lambda key: tuple(z[f"{key}_{i + 1}"] for i in range(count))   # noqa: E731

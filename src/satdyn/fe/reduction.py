@@ -9,7 +9,8 @@
 Port models (the 6-vector ``[t; theta]`` of a child port C from the node DOFs):
 
 * ``"rbe3"`` (default): an RBE3-like foot, the least-squares rigid motion of the node
-  translations within ``|x - cx|, |y - cy| <= foot_radius`` (adds no stiffness);
+  translations within ``|x - cx|, |y - cy| <= r``, r = max(foot_radius, element side) (adds no
+  stiffness);
 * ``"node"``: the node nearest C, with theta_z = (dv/dx - du/dy) / 2 by central differences
   of the membrane field (the element has no drilling DOF).
 
@@ -120,7 +121,8 @@ def port_operator(structure: ShellStructure, point, port_model: str = "rbe3",
     c = np.asarray(point, dtype=float)[:2]
     n_full = mesh.n_dofs
     if port_model == "rbe3":
-        nodes = mesh.nodes_in_box(c, (foot_radius, foot_radius))
+        radius = max(float(foot_radius), mesh.side)      # at least the centre node's neighbours
+        nodes = mesh.nodes_in_box(c, (radius, radius))
         rho = np.column_stack([mesh.coords[nodes] - c, np.zeros(len(nodes))])
         A = np.zeros((len(nodes), 3, 6))              # node translation = t - skew(rho) theta
         A[:, :, :3] = np.eye(3)

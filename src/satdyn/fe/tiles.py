@@ -130,15 +130,18 @@ def _check_int(value, name, lo, hi):
     return int(value)
 
 
-def latch_clamp(centres: np.ndarray, props: TileProperties) -> Clamp:
-    """Corner-latch clamp at the origin for the tiles whose corner is the origin."""
+def latch_clamp(centres: np.ndarray, props: TileProperties, element_side: float) -> Clamp:
+    """Corner-latch clamp at the origin for the tiles whose corner is the origin.
+
+    The rigid patch covers at least the corner element (side max(patch_size, element side)),
+    so that coarse meshes keep a massive patch (the interface rotation about z needs one)."""
     half = 0.5 * props.tile_side
     touching = [c for c in centres if np.allclose(np.abs(c), half)]
     if not touching:
         raise ValueError("no tile touches the root point P2")
     lt = props.latch
     K = np.zeros((6, 6))
-    c = props.patch_size
+    c = max(props.patch_size, element_side)
     patches = []
     z = np.array([0.0, 0.0, 1.0])
     for ctr in touching:
@@ -185,7 +188,7 @@ def tile_structure(n: int = 26, *, properties="S5", layout: str = "B", joints: s
              for cx, cy in centres]
     mesh = structured_mesh(cells, side, joints, tuple(fr))
     ports = {f"C{j + 1}": c for j, c in enumerate(centres)}
-    return ShellStructure(mesh, props.material, latch_clamp(centres, props), ports, name=f"F{n}",
+    return ShellStructure(mesh, props.material, latch_clamp(centres, props, side), ports, name=f"F{n}",
                           damping=props.damping,
                           description=f"tile structure F_{n} ({props.name}, layout {layout}, {joints}, k = {k})")
 
