@@ -189,6 +189,21 @@ def _arm_angles(angles, k):
     return [float(x) for x in a[k]]
 
 
+_VARYING_ARMS: dict = {}
+
+
+def _arm(name, geometry, angles, reverse):
+    """The arm's port model; with varying angles (the same LFR for every configuration of the
+    family) built once per (name, geometry, direction) and reused -- port models are immutable."""
+    if angles is not None:
+        return robotic_arm(name, geometry, angles, reverse=reverse)
+    key = (name, id(geometry), reverse)
+    hit = _VARYING_ARMS.get(key)
+    if hit is None or hit[0] is not geometry:
+        hit = _VARYING_ARMS[key] = (geometry, robotic_arm(name, geometry, None, reverse=reverse))
+    return hit[1]
+
+
 def _robot_blocks(data, dock, carry_tile, angles, root_frame):
     """Blocks and wiring of the robot, root = docked foot port "R<a>.J0" (frame ``root_frame``)."""
     if dock not in (1, 2):
@@ -197,7 +212,7 @@ def _robot_blocks(data, dock, carry_tile, angles, root_frame):
     a, b = dock - 1, 2 - dock
     arms = {}
     for k in range(3):
-        arms[k] = robotic_arm(f"R{k + 1}", robot.arm, _arm_angles(angles, k), reverse=(k != a))
+        arms[k] = _arm(f"R{k + 1}", robot.arm, _arm_angles(angles, k), k != a)
     blocks = [arms[0], arms[1], arms[2]]
     ra, rb = f"R{a + 1}", f"R{b + 1}"
     blocks += [
