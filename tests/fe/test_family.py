@@ -162,9 +162,26 @@ def test_builder_bad_input_is_named(kwargs, exc, name):
         assembly_spacecraft(angles=np.zeros((3, 5)), **kwargs)
 
 
-@pytest.mark.slow
 def test_each_n_builds_the_full_assembly():
+    # every n = 1..28 (docked at its last tile) builds; total mass conserved (DC gain)
     for n in range(1, 29):
         m = assembly_spacecraft(n, 1, n, False, angles=np.zeros((3, 5)), uncertain_array=False)
         dc = m.lfr.nominal().dcgain()[:, :6]
         assert np.linalg.inv(dc)[0, 0] == pytest.approx(TOTAL_MASS, rel=1e-10)
+
+
+def test_layering_fe_and_titop_do_not_import_each_other():
+    # ARCHITECTURE: satdyn.fe imports spatial (and the runtime helpers) only; titop never imports fe.
+    import subprocess
+    import sys
+    code = ("import sys, satdyn.fe; a = sorted({m.split('.')[1] for m in sys.modules if m.startswith('satdyn.')}); "
+            "import satdyn.titop.models; print(a, 'satdyn.fe' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", "import satdyn.titop.models, sys; print('satdyn.fe' in sys.modules)"],
+                         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": _SRC}).stdout
+    assert out.strip() == "False"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": _SRC}).stdout
+    assert "titop" not in out.split("]")[0]
+
+
+_SRC = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "src")
