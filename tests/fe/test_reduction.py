@@ -136,6 +136,8 @@ def test_auto_mode_selection():
     (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(n_modes="all"), ValueError, "n_modes"),
     (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(port_model="rbe2"), ValueError, "port_model"),
     (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(foot_radius=0.0), ValueError, "foot_radius"),
+    (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(damping=-0.1), ValueError, "damping"),
+    (lambda: fe.plate(1.0, 1.0, 0.01, 70e9, 0.3, 2700, element_size=0.1, damping=2.0), ValueError, "damping"),
     (lambda: fe.tile_family(layout="C", cache=False), ValueError, "layout"),
     (lambda: fe.tile_family(max_modes=0, cache=False), ValueError, "max_modes"),
 ])

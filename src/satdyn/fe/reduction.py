@@ -192,6 +192,8 @@ def port_data(structure: ShellStructure, ports=None, *, n_modes=10, port_model: 
         raise ValueError(f"`port_model` must be one of {PORT_MODELS}; got {port_model!r}")
     if not (isinstance(foot_radius, (int, float, np.floating)) and foot_radius > 0):
         raise ValueError(f"`foot_radius` must be a positive number [m]; got {foot_radius!r}")
+    if damping is not None and not (isinstance(damping, (int, float, np.floating)) and 0.0 <= damping < 1.0):
+        raise ValueError(f"`damping` must be a ratio in [0, 1); got {damping!r}")
     selected = _resolve_ports(structure, ports)
     if n_modes == "auto":
         probe = structure.modes(min(AUTO_MODES["max_modes"], structure.n_dofs - 1))

@@ -212,6 +212,8 @@ def plate(length: float, width: float, thickness: float, youngs_modulus: float, 
     for nm, v in (("length", length), ("width", width), ("element_size", element_size)):
         if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0):
             raise ValueError(f"`{nm}` must be a positive finite number [m]; got {v!r}")
+    if not (isinstance(damping, (int, float, np.floating)) and 0.0 <= damping < 1.0):
+        raise ValueError(f"`damping` must be a ratio in [0, 1); got {damping!r}")
     nx, ny = length / element_size, width / element_size
     if not (np.isclose(nx, round(nx)) and np.isclose(ny, round(ny))):
         raise ValueError(f"`element_size` must divide length and width; got {element_size!r} for {length!r} x {width!r}")
