@@ -116,6 +116,10 @@ def test_auto_mode_selection():
     assert len(fe.tile_structure(1).port_data([1], n_modes="auto").frequencies) == 6
     pd = fe.tile_structure(26).port_data([25], n_modes="auto")
     assert len(pd.frequencies) == int(np.sum(fe.tile_structure(26).modes(20).frequencies_hz < 20)) == 9
+    # by frequency with another limit (30 Hz): the count of modes below it, clipped to 6..20
+    f = fe.tile_structure(26).modes(20).frequencies_hz
+    assert len(fe.tile_structure(26).port_data([25], n_modes="auto", max_frequency_hz=30.0).frequencies) == \
+        min(20, max(6, int(np.sum(f < 30.0))))
 
 
 @pytest.mark.parametrize("call, exc, name", [
@@ -138,6 +142,8 @@ def test_auto_mode_selection():
     (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(foot_radius=0.0), ValueError, "foot_radius"),
     (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(damping=-0.1), ValueError, "damping"),
     (lambda: fe.plate(1.0, 1.0, 0.01, 70e9, 0.3, 2700, element_size=0.1, damping=2.0), ValueError, "damping"),
+    (lambda: fe.tile_structure(2, elements_per_edge=2).port_data(n_modes="auto", max_frequency_hz=-1),
+     ValueError, "max_frequency_hz"),
     (lambda: fe.tile_family(layout="C", cache=False), ValueError, "layout"),
     (lambda: fe.tile_family(max_modes=0, cache=False), ValueError, "max_modes"),
 ])

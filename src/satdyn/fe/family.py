@@ -77,8 +77,9 @@ class TileFamily:
         return self.frequencies[n - 1] / (2.0 * np.pi)
 
     def port_data(self, n: int, ports=None, *, n_modes=10, name: str | None = None,
-                  frame: str | None = None) -> PortData:
-        """TITOP data of F_n at P2 and the tile ports ``ports`` (tile numbers; None: all)."""
+                  frame: str | None = None, max_frequency_hz: float | None = None) -> PortData:
+        """TITOP data of F_n at P2 and the tile ports ``ports`` (tile numbers; None: all);
+        ``n_modes``: int or "auto" (below ``max_frequency_hz``, default 20 Hz, 6..20)."""
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= self.n_structures:
             raise ValueError(f"`n` must be an integer in 1..{self.n_structures}; got {n!r}")
         i = n - 1
@@ -86,7 +87,7 @@ class TileFamily:
         for j in tiles:
             if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 1 <= j <= n:
                 raise ValueError(f"`ports` must be tile numbers in 1..{n}; got {j!r}")
-        count = select_mode_count(self.frequencies_hz(n), n_modes)
+        count = select_mode_count(self.frequencies_hz(n), n_modes, max_frequency_hz)
         if count > len(self.frequencies[i]):
             raise ValueError(f"`n_modes` = {count} exceeds the {len(self.frequencies[i])} modes stored")
         L = self.L_P[i][:count]

@@ -240,10 +240,14 @@ def _fix_signs(vec: np.ndarray, L: np.ndarray):
     scale = np.abs(L).max() if L.size else 0.0
     for j in range(vec.shape[1]):
         row = L[j]
+        # first entry within 1e-6 of the largest magnitude: ties of +-equal entries (symmetric
+        # structures) are broken by position, not by round-off
         if np.abs(row).max() > 1e-8 * max(scale, 1e-300):
-            s = np.sign(row[np.argmax(np.abs(row))])
+            a = np.abs(row)
+            s = np.sign(row[np.flatnonzero(a >= (1 - 1e-6) * a.max())[0]])
         else:
-            s = np.sign(vec[np.argmax(np.abs(vec[:, j])), j])
+            a = np.abs(vec[:, j])
+            s = np.sign(vec[np.flatnonzero(a >= (1 - 1e-6) * a.max())[0], j])
         if s < 0:
             vec[:, j] *= -1.0
             L[j] *= -1.0
