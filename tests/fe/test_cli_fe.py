@@ -36,3 +36,20 @@ def test_fe_command_writes_modes_titop_data_and_figures(tmp_path, capsys):
 def test_fe_command_bad_input(tmp_path, capsys, argv, word):
     assert main(argv + ["--out", str(tmp_path)]) == 2
     assert word in capsys.readouterr().err
+
+
+def test_fe_command_family_table_from_the_cache(tmp_path, monkeypatch, capsys):
+    # --family reads the cached family (seeded here with the shipped one: no regeneration)
+    from importlib import resources
+
+    from satdyn.fe.family import family_key
+    monkeypatch.setenv("SATDYN_CACHE_DIR", str(tmp_path / "cache"))
+    with resources.files("satdyn.data.fe").joinpath("tile_family_S5.npz").open("rb") as fh:
+        shipped = fe.TileFamily.load(fh)
+    shipped.save(tmp_path / "cache" / "fe" / f"tile_family_{family_key(shipped.inputs)}.npz")
+    assert main(["fe", "--tiles", "2", "--modes", "3", "--family", "--out", str(tmp_path / "out")]) == 0
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(data["family_frequencies_hz"]) == 28
+    np.testing.assert_allclose(data["family_frequencies_hz"]["F26"], shipped.frequencies_hz(26)[:3])
+    assert (tmp_path / "out" / "family.png").exists()
+    assert "family:" in capsys.readouterr().out

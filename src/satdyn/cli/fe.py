@@ -26,12 +26,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--ports", type=int, nargs="+", default=None, metavar="J",
                         help="child ports (tile numbers); default every tile")
     parser.add_argument("--port-model", default="rbe3", choices=["rbe3", "node"], help="port model (default rbe3)")
+    parser.add_argument("--family", action="store_true",
+                        help="also the first frequencies of every F_1..F_28 (generated once, then read from the cache)")
 
 
 def run(args):
     return fe_study(args.tiles, properties=args.properties, layout=args.layout, joints=args.joints,
                     elements_per_edge=args.elements_per_edge, n_modes=args.modes, ports=args.ports,
-                    port_model=args.port_model)
+                    port_model=args.port_model, family=args.family)
 
 
 def figures(result):
@@ -46,4 +48,8 @@ def summary(result) -> str:
     lam = result.titop.residual_eigenvalues
     lines.append(f"mass {result.titop.D_P[0, 0]:.4f} kg; residual mass eigenvalues {lam[0]:.3g} ... {lam[-1]:.3g} "
                  f"(positive definite); ports: {', '.join(result.titop.children)}")
+    if result.family_frequencies_hz is not None:
+        lines.append("family:  n   f1 [Hz]   f2 [Hz]   f3 [Hz]")
+        for n, f in enumerate(result.family_frequencies_hz, start=1):
+            lines.append(f"        {n:2d}  " + "  ".join(f"{x:8.3f}" for x in f[:3]))
     return "\n".join(lines)

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,7 +207,7 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
             fam = TileFamily.load(path)
             if fam.inputs == inputs:
                 return fam
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass                     # unreadable or foreign file: regenerate and overwrite
     fam = generate_family(inputs, properties, show_progress)
     if cache:

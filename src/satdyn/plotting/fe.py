@@ -2,7 +2,8 @@
 
 * ``mode_shapes``: the first modes (up to 6) on the tile layout -- out-of-plane modes as the
   transverse displacement w (colour), in-plane modes as the deformed mesh (magnified);
-* ``frequencies``: the clamped-free frequencies by mode type.
+* ``frequencies``: the clamped-free frequencies by mode type;
+* ``family`` (when the study has them): the first frequencies of F_1 ... F_28 against n.
 """
 
 from __future__ import annotations
@@ -57,4 +58,17 @@ def plot_fe(result) -> dict:
     ax.set(xlabel="mode", ylabel="frequency [Hz]", title=f"clamped-free modes of F{result.n_tiles}")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    return {"mode_shapes": shapes, "frequencies": freq}
+    figures = {"mode_shapes": shapes, "frequencies": freq}
+    if result.family_frequencies_hz is not None:
+        fam = Figure(figsize=(6, 3.8), layout="constrained")
+        ax = fam.subplots()
+        table = np.array([f[:4] for f in result.family_frequencies_hz])
+        n = np.arange(1, len(table) + 1)
+        for j in range(table.shape[1]):
+            ax.semilogy(n, table[:, j], "o-", ms=3, label=f"mode {j + 1}")
+        ax.axvline(result.n_tiles, color="0.6", lw=0.8)
+        ax.set(xlabel="tiles n", ylabel="frequency [Hz]", title="clamped-free frequencies of F_1 ... F_28")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+        figures["family"] = fam
+    return figures
