@@ -8,7 +8,7 @@ reduced coordinates are the DOFs of the non-slaved nodes plus the free interface
 ``q_full = T q`` (relative to the rigid motion of P); the clamped-free problem is
 ``(T^T K T + S) phi = omega^2 (T^T M T) phi``.
 
-The rigid field of P, ``R_P`` (n_dofs, 6), gives the TITOP projections (spec of the
+The rigid field of P, ``R_P`` (n_dofs, 6), gives the TITOP projections (the
 TITOP model, arXiv:2409.06017 section 2): ``L_P = Phi^T T^T M R_P``, ``D_P = R_P^T M R_P``.
 """
 
