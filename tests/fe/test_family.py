@@ -28,7 +28,12 @@ def test_cache_written_once_reused_and_keyed_by_inputs(tmp_path, monkeypatch):
     assert files[0].stat().st_mtime_ns == stamp                       # read, not regenerated
     for x, y in zip(a.L_P, b.L_P):
         np.testing.assert_array_equal(x, y)
-    fe.tile_family("S4", n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False)
+    # another input set -> another file; a 2-process pool gives the same data as one process
+    s4 = fe.tile_family("S4", n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False, workers=2)
+    s4_serial = fe.tile_family("S4", n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False,
+                               cache=False)
+    for x, y in zip(s4.L_P, s4_serial.L_P):
+        np.testing.assert_array_equal(x, y)
     names = sorted(p.name for p in (tmp_path / "fe").iterdir())
     assert len(names) == 2 and not any(n.endswith(".tmp") for n in names)   # atomic: no leftovers
     # a corrupt cache file is regenerated, not trusted

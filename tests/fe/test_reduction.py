@@ -146,6 +146,7 @@ def test_auto_mode_selection():
      ValueError, "max_frequency_hz"),
     (lambda: fe.tile_family(layout="C", cache=False), ValueError, "layout"),
     (lambda: fe.tile_family(max_modes=0, cache=False), ValueError, "max_modes"),
+    (lambda: fe.tile_family(workers=0, cache=False), ValueError, "workers"),
 ])
 def test_bad_input_is_named(call, exc, name):
     with pytest.raises(exc, match=name):

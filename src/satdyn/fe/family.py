@@ -153,25 +153,44 @@ def _family_inputs(properties, layout, joints, join_fractions, elements_per_edge
             "foot_radius": float(foot_radius), "max_modes": int(max_modes), "n_structures": int(n_structures)}
 
 
-def generate_family(inputs: dict, properties, show_progress: bool = True) -> TileFamily:
-    """Build and reduce every F_n (no cache)."""
-    freqs, types, Ls, Phis, rs, Ds = [], [], [], [], [], []
+def _one_structure(n: int, inputs: dict, properties):
+    """(omega, types, L_P, Phi at every tile port, r_P_C, D_P) of F_n (a pool task)."""
     with limit_blas_threads():
-        ns = range(1, inputs["n_structures"] + 1)
-        for n in (progress(ns, desc="FE tile structures") if show_progress else ns):
-            st = tile_structure(n, properties=properties, layout=inputs["layout"], joints=inputs["joints"],
-                                join_fractions=tuple(inputs["join_fractions"]) or (0.25, 0.75),
-                                elements_per_edge=inputs["elements_per_edge"])
-            modes = st.modes(min(inputs["max_modes"], st.n_dofs - 1))
-            full = st.T @ modes.shapes
-            pts = [st.ports[f"C{j}"] for j in range(1, n + 1)]
-            Phis.append(np.stack([np.asarray(port_operator(st, p, inputs["port_model"], inputs["foot_radius"]) @ full)
-                                  for p in pts]))
-            rs.append(np.array([np.append(p - st.origin, 0.0) for p in pts]))
-            freqs.append(modes.omega)
-            types.append(modes.types)
-            Ls.append(modes.L_P)
-            Ds.append(st.mass_matrix_at_P)
+        st = tile_structure(n, properties=properties, layout=inputs["layout"], joints=inputs["joints"],
+                            join_fractions=tuple(inputs["join_fractions"]) or (0.25, 0.75),
+                            elements_per_edge=inputs["elements_per_edge"])
+        modes = st.modes(min(inputs["max_modes"], st.n_dofs - 1))
+        full = st.T @ modes.shapes
+        pts = [st.ports[f"C{j}"] for j in range(1, n + 1)]
+        Phi = np.stack([np.asarray(port_operator(st, p, inputs["port_model"], inputs["foot_radius"]) @ full)
+                        for p in pts])
+        r = np.array([np.append(p - st.origin, 0.0) for p in pts])
+        return modes.omega, modes.types, modes.L_P, Phi, r, st.mass_matrix_at_P
+
+
+def generate_family(inputs: dict, properties, show_progress: bool = True, workers: int = 1) -> TileFamily:
+    """Build and reduce every F_n (no cache); ``workers > 1``: a local process pool (the
+    largest structures first), same results."""
+    ns = list(range(1, inputs["n_structures"] + 1))
+    bar = progress(total=len(ns), desc="FE tile structures") if show_progress else None
+    results = {}
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_one_structure, n, inputs, properties): n for n in reversed(ns)}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                if bar is not None:
+                    bar.update(1)
+    else:
+        for n in ns:
+            results[n] = _one_structure(n, inputs, properties)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    freqs, types, Ls, Phis, rs, Ds = zip(*(results[n] for n in ns))
     return TileFamily(inputs=inputs, frequencies=tuple(freqs), types=tuple(types), L_P=tuple(Ls), Phi=tuple(Phis),
                       r_P_C=tuple(rs), D_P=np.array(Ds), damping=float(inputs["properties"]["damping"]))
 
@@ -179,12 +198,13 @@ def generate_family(inputs: dict, properties, show_progress: bool = True) -> Til
 def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous", join_fractions=(0.25, 0.75),
                 elements_per_edge: int = 8, port_model: str = "rbe3", foot_radius: float = 0.125,
                 max_modes: int = 20, n_structures: int = N_TILES, cache: bool = True,
-                show_progress: bool = True) -> TileFamily:
+                show_progress: bool = True, workers: int = 1) -> TileFamily:
     """TITOP data of F_1 ... F_{n_structures} (all tile ports), from the disk cache when present.
 
     Parameters are those of :func:`~satdyn.fe.tile_structure` and
     :func:`~satdyn.fe.reduction.port_data`; ``max_modes`` modes are stored (20 covers
-    ``n_modes="auto"``).  ``cache=False`` always regenerates and writes nothing.
+    ``n_modes="auto"``).  ``cache=False`` always regenerates and writes nothing.  ``workers``:
+    processes of a local pool for the generation (1: in this process; identical results).
     """
     from .reduction import PORT_MODELS
     from .tiles import LAYOUTS, JOINTS
@@ -209,7 +229,9 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
                 return fam
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass                     # unreadable or foreign file: regenerate and overwrite
-    fam = generate_family(inputs, properties, show_progress)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"`workers` must be a positive int; got {workers!r}")
+    fam = generate_family(inputs, properties, show_progress, int(workers))
     if cache:
         try:
             fam.save(path)
