@@ -117,6 +117,14 @@ class ShellStructure:
     name : str                       default body name of its TITOP data
     damping : float                  modal damping ratio given to every mode
     description : str
+
+    Attributes
+    ----------
+    K, M : sparse (5 n_nodes, 5 n_nodes)     unconstrained stiffness and consistent mass
+    T : sparse (5 n_nodes, n_dofs)           constraint map, node DOFs = T q (relative to P's rigid motion)
+    K_red, M_red : sparse (n_dofs, n_dofs)   clamped-free problem (latch spring included in K_red)
+    R_P : (5 n_nodes, 6)                     rigid field of P ([t; theta] -> node DOFs)
+    origin : (2,)                            P in mesh coordinates [m]
     """
 
     def __init__(self, mesh: ShellMesh, material: ShellMaterial, clamp: Clamp, ports: dict, *,
@@ -186,9 +194,9 @@ class ShellStructure:
     # -- modes ---------------------------------------------------------------------------
     def modes(self, count: int) -> Modes:
         """The ``count`` lowest clamped-free modes (:class:`Modes`); cached per count."""
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count < self.n_dofs:
+            raise ValueError(f"`n_modes` must be an int in 1..{self.n_dofs - 1}; got {count!r}")
         count = int(count)
-        if not 1 <= count < self.n_dofs:
-            raise ValueError(f"`n_modes` must be in 1..{self.n_dofs - 1}; got {count}")
         cached = [c for c in self._modes_cache if c >= count]
         if cached:
             m = self._modes_cache[min(cached)]
