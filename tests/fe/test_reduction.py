@@ -147,6 +147,8 @@ def test_auto_mode_selection():
     (lambda: fe.tile_family(layout="C", cache=False), ValueError, "layout"),
     (lambda: fe.tile_family(max_modes=0, cache=False), ValueError, "max_modes"),
     (lambda: fe.tile_family(workers=0, cache=False), ValueError, "workers"),
+    (lambda: fe.tile_family(elements_per_edge=0, cache=False), ValueError, "elements_per_edge"),
+    (lambda: fe.tile_family(foot_radius=-1.0, cache=False), ValueError, "foot_radius"),
 ])
 def test_bad_input_is_named(call, exc, name):
     with pytest.raises(exc, match=name):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..runtime import limit_blas_threads, progress
 from .reduction import PortData, check_residual_mass, port_operator, select_mode_count
-from .tiles import N_TILES, _resolve_properties, tile_structure
+from .tiles import N_TILES, _check_int, _resolve_properties, tile_structure
 
 __all__ = ["TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION", "family_key"]
 
@@ -219,6 +219,11 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
         raise ValueError(f"`max_modes` must be an integer in 1..100; got {max_modes!r}")
     if isinstance(n_structures, bool) or not isinstance(n_structures, (int, np.integer)) or not 1 <= n_structures <= N_TILES:
         raise ValueError(f"`n_structures` must be an integer in 1..{N_TILES}; got {n_structures!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"`workers` must be a positive int; got {workers!r}")
+    _check_int(elements_per_edge, "elements_per_edge", 1, 256)
+    if not (isinstance(foot_radius, (int, float, np.floating)) and foot_radius > 0):
+        raise ValueError(f"`foot_radius` must be a positive number [m]; got {foot_radius!r}")
     inputs = _family_inputs(properties, layout, joints, join_fractions, elements_per_edge, port_model,
                             foot_radius, max_modes, n_structures)
     path = cache_dir() / f"tile_family_{family_key(inputs)}.npz"
@@ -229,8 +234,6 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
                 return fam
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass                     # unreadable or foreign file: regenerate and overwrite
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"`workers` must be a positive int; got {workers!r}")
     fam = generate_family(inputs, properties, show_progress, int(workers))
     if cache:
         try:
