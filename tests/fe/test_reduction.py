@@ -131,6 +131,8 @@ def test_auto_mode_selection():
     (lambda: fe.tile_structure(3, joints="glued"), ValueError, "joints"),
     (lambda: fe.tile_structure(3, joints="points", join_fractions=(0.3,)), ValueError, "join_fractions"),
     (lambda: fe.tile_structure(3, elements_per_edge=0), ValueError, "elements_per_edge"),
+    (lambda: fe.tile_structure(3, elements_per_edge=4, joints="points", join_fractions=(0.5,)).modes(3),
+     ValueError, "joints"),
     (lambda: fe.plate(1.0, 1.0, -0.01, 70e9, 0.3, 2700, element_size=0.1), ValueError, "thickness"),
     (lambda: fe.plate(1.0, 1.0, 0.01, 70e9, 0.7, 2700, element_size=0.1), ValueError, "poisson_ratio"),
     (lambda: fe.plate(1.0, 1.0, 0.01, 70e9, 0.3, 2700, element_size=0.3), ValueError, "element_size"),

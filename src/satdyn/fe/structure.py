@@ -215,6 +215,12 @@ class ShellStructure:
                                   OPinv=shift_invert)
         order = np.argsort(lam)
         lam, vec = lam[order], vec[:, order]
+        scale = self.K_red.diagonal().max() / self.M_red.diagonal().max()
+        if lam[0] < 1e-11 * scale:
+            # a zero-energy mechanism: omega^2 at round-off level of the stiffness/mass scale
+            raise ValueError(f"`joints`: the structure has a zero-energy mechanism (lowest omega^2 = {lam[0]:.3g}, "
+                             f"stiffness/mass scale {scale:.3g}); tiles joined at one point per edge rotate freely "
+                             "in-plane (the shell has no drilling stiffness): join them at two or more points")
         vec = vec / np.sqrt(np.einsum("ij,ij->j", vec, self.M_red @ vec))
         L = vec.T @ self.TtMR
         vec, L = _fix_signs(vec, L)
