@@ -12,6 +12,7 @@ import pytest
 
 from satdyn.detumbling import detumbling_experiment, detumbling_study
 from satdyn.detumbling.experiments import _settling_time
+from satdyn.detumbling.client import PARAMETER_NAMES
 from satdyn.results import to_jsonable
 
 
@@ -48,6 +49,15 @@ def test_study_json_has_issue_keys(short_study):
     for key in ("final", "settling_time_s", "V0", "VT", "peak"):
         assert key in data
     assert set(data["experiment"]["runs"]) == set(short_study.experiment.runs)
+    # named entries, not unnamed vectors: the true parameters and each tug's final estimates
+    # carry the names of PARAMETER_NAMES, in the order of the simulated vectors
+    truth = data["scenario"]["parameters_true"]
+    assert list(truth) == list(PARAMETER_NAMES)
+    assert truth["m1"] == pytest.approx(short_study.run.pi_true[0], rel=1e-11)
+    for i in range(2):
+        est = data["estimates_final"][f"tug{i + 1}"]
+        assert est["parameters"]["Jzz2"] == pytest.approx(short_study.run.pi_hat[-1, i, 16], rel=1e-11, abs=1e-300)
+        assert est["grasp_m"]["z"] == pytest.approx(short_study.run.d_hat[-1, i, 2], rel=1e-11, abs=1e-300)
 
 
 def test_experiment_progress_callback(scenario):

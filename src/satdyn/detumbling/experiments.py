@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .client import PARAMETER_NAMES
 from .scenario import Scenario
 from .simulate import DetumblingRun, simulate
 
@@ -26,6 +27,20 @@ SETTLING_THRESHOLD = 0.05
 """Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (spec §4.4)."""
 HINGE_SCALES = (1.0, 10.0, 100.0)
 EXPERIMENT_KINDS = ("B", "known", "A", "R")
+
+
+def _named_parameters(values) -> dict:
+    """``{name: value}`` of a parameter vector (the first ``len(values)`` of :data:`PARAMETER_NAMES`).
+
+    Units: m [kg], h [kg m], J [kg m^2], k [N m/rad], xi [N m s/rad], fc [N m] (the hinge).
+    """
+    values = np.asarray(values, dtype=float)
+    return {name: float(v) for name, v in zip(PARAMETER_NAMES, values)}
+
+
+def _named_grasps(grasps) -> dict:
+    """``{"tug1": {"x": .., "y": .., "z": ..}, ...}`` of grasp points (k, 3) [m]."""
+    return {f"tug{i + 1}": dict(zip("xyz", map(float, g))) for i, g in enumerate(np.asarray(grasps, dtype=float))}
 
 
 def _settling_time(t: np.ndarray, norms: np.ndarray, threshold: float) -> float:
@@ -178,9 +193,11 @@ class DetumblingStudy:
             "rhs_evaluations": m.rhs_evaluations,
             "scenario": {"name": sc.name, "resolutions": dataclasses.asdict(sc.resolutions),
                          "gains": dataclasses.asdict(sc.gains), "estimate_fraction": sc.estimate_fraction,
-                         "parameters_true": sc.client.parameters,
-                         "grasps_true": sc.client.grasps},
-            "estimates_final": {"pi_hat": self.run.pi_hat[-1], "d_hat": self.run.d_hat[-1]},
+                         "parameters_true": _named_parameters(sc.client.parameters),
+                         "grasps_true_m": _named_grasps(sc.client.grasps)},
+            "estimates_final": {f"tug{i + 1}": {"parameters": _named_parameters(self.run.pi_hat[-1, i]),
+                                                "grasp_m": _named_grasps(self.run.d_hat[-1, i:i + 1])["tug1"]}
+                                for i in range(self.run.pi_hat.shape[1])},
             "notes": list(self.notes),
         }
         if self.experiment is not None:
