@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..spatial import parallel_axis
-from ..spatial._checks import as_batch_of, as_float_array
+from ..spatial._checks import as_batch_of, as_float_array, as_inertia
 
 __all__ = [
     "LinkParams", "HingeParams", "ClientParams", "TableResolutions", "client_from_table",
@@ -88,10 +88,7 @@ class LinkParams:
         inertia = as_batch_of(self.inertia_com, (3, 3), "inertia_com")
         if com.shape != (3,) or inertia.shape != (3, 3):
             raise ValueError("`com` must have shape (3,) and `inertia_com` shape (3, 3)")
-        if not np.allclose(inertia, inertia.T, atol=1e-12 * max(1.0, np.abs(inertia).max())):
-            raise ValueError("`inertia_com` must be symmetric")
-        if np.linalg.eigvalsh(inertia).min() < 0:
-            raise ValueError("`inertia_com` must be positive semi-definite")
+        as_inertia(inertia, "inertia_com")   # symmetric, PSD, triangle inequality
         object.__setattr__(self, "mass", mass)
         object.__setattr__(self, "com", com.copy())
         object.__setattr__(self, "inertia_com", inertia.copy())
