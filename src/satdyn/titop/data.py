@@ -304,6 +304,7 @@ class HubTwoArraysData:
     r_omega: float
     angle_range: tuple
     synthetic: bool = True
+    mode_names: tuple = ()       # names of the array's clamped modes, in order
 
 
 def load_hub_two_arrays() -> HubTwoArraysData:
@@ -322,4 +323,5 @@ def load_hub_two_arrays() -> HubTwoArraysData:
                               L_P=np.array(arr["L_P"], dtype=float)),
         r_omega=arr["first_frequency_uncertainty_percent"] / 100.0,
         angle_range=tuple(np.deg2rad(d["array_angle_range_deg"])),
+        mode_names=tuple(arr.get("mode_names", ())),
     )
