@@ -66,3 +66,29 @@ def test_experiment_progress_callback(scenario):
     seen = []
     detumbling_experiment(short, kinds=("B",), hinge_scales=(1.0,), progress=lambda label, t, T: seen.append(label))
     assert seen and set(seen) == {"B"}
+
+
+def test_figures_have_units_legends_titles_and_one_panel_per_run(short_study):
+    # Readability contract of the figures (issue 15): every visible axis has a title, a unit in
+    # its y label and a legend; estimates are split by unit (one unit per axis); the Lyapunov
+    # comparison draws each of the 8 runs on its own panel (on one axis 7 of them overlap).
+    from satdyn.plotting import plot_detumbling_study
+
+    figs = plot_detumbling_study(short_study)
+    for name, fig in figs.items():
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            assert ax.get_title(), f"{name}: axis without title"
+            assert "[" in ax.get_ylabel(), f"{name}: y label without unit: {ax.get_ylabel()!r}"
+            assert ax.get_legend() is not None, f"{name}: axis without legend"
+    units = {ax.get_ylabel() for ax in figs["parameter_estimates"].axes}
+    assert units == {"[kg]", "[kg m$^2$]", "[N m/rad]", "[N m s/rad]"}
+    panels = [ax for ax in figs["experiment_lyapunov"].axes if ax.get_visible()]
+    assert len(panels) == len(short_study.experiment.runs)
+    for ax, (label, run) in zip(panels, short_study.experiment.runs.items()):
+        np.testing.assert_array_equal(ax.lines[0].get_ydata(), run.V)
+        assert ax.get_title().startswith(label)
+    # truth lines are explained in every estimate legend
+    for ax in figs["position_estimates"].axes + figs["parameter_estimates"].axes:
+        assert any("true value" in t.get_text() for t in ax.get_legend().get_texts())
