@@ -1,4 +1,4 @@
-"""Exact 9-DOF dynamics of the two-link client (spec 002 §2.3).
+"""Exact 9-DOF dynamics of the two-link client (arXiv:2407.17617).
 
 Configuration ``(p, R1, R2)``: hinge point H in the world frame ``p`` (3,) [m] and the
 link attitudes ``R1``, ``R2`` (3, 3) (link frame -> world, i.e. ``P_{link/world}``).

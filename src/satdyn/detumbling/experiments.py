@@ -24,7 +24,7 @@ __all__ = ["RunMetrics", "run_metrics", "DetumblingExperiment", "detumbling_expe
            "detumbling_study", "SETTLING_THRESHOLD", "HINGE_SCALES", "EXPERIMENT_KINDS"]
 
 SETTLING_THRESHOLD = 0.05
-"""Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (spec §4.4)."""
+"""Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (arXiv:2407.17617)."""
 HINGE_SCALES = (1.0, 10.0, 100.0)
 EXPERIMENT_KINDS = ("B", "known", "A", "R")
 

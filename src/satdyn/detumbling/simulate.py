@@ -1,4 +1,4 @@
-"""Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; spec 002 §4.3).
+"""Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; arXiv:2407.17617).
 
 State vector ``x`` (length ``26 + 2 n``, n = 29 parameters, 10 for controller R)::
 

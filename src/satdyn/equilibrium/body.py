@@ -1,5 +1,5 @@
 """Rigid body linearised around an equilibrium in a uniform acceleration field
-(spec 003 section 3.2, inverse-dynamics block of Fig. 1a).
+(arXiv:2109.00407, inverse-dynamics block of Fig. 1a).
 
 A body has a parent port ``P`` (where its motion is imposed), a centre of mass ``B`` and
 child ports ``C_i``; every vector is in the body frame, measured from ``P``. Entries may be

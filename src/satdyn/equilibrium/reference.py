@@ -1,8 +1,8 @@
-"""Analytic reference model of the two-link arm (spec 003 section 5.3) and its numerical
+"""Analytic reference model of the two-link arm (arXiv:2109.00407) and its numerical
 trim + finite-difference linearisation (the comparator of the ``satdyn equilibrium`` study).
 
 Independent of the LFR route: hand-derived Lagrangian equations of motion
-(checked with sympy in the spec). All functions are batched over leading dimensions of
+(checked with sympy by the satdyn developers). All functions are batched over leading dimensions of
 the angles.
 
 Arguments used below
@@ -40,7 +40,7 @@ __all__ = [
 
 
 def arm_constants(arm: TwoLinkArm) -> tuple[float, float, float]:
-    """``(c1, c2, b)`` of spec 003 section 5.3 [N m, N m, kg m^2]."""
+    """``(c1, c2, b)`` of arXiv:2109.00407 [N m, N m, kg m^2]."""
     c1 = arm.g0 * (arm.m1 * arm.rho1 * arm.L1 + (arm.m2 + arm.m3) * arm.L1)
     c2 = arm.g0 * (arm.m2 * arm.rho2 * arm.L2 + arm.m3 * arm.L2)
     b = arm.L1 * (arm.m2 * arm.rho2 * arm.L2 + arm.m3 * arm.L2)
@@ -117,7 +117,7 @@ def arm_forward_dynamics(arm: TwoLinkArm, q, qd, torque, spring_rest=None) -> np
 
 
 def arm_linear_state_space(arm: TwoLinkArm, theta) -> tuple[np.ndarray, ...]:
-    """Analytic linear model around the equilibrium ``theta`` (spec 003 section 5.3).
+    """Analytic linear model around the equilibrium ``theta`` (arXiv:2109.00407).
 
     States ``[dtheta; dtheta_dot]``, inputs ``dT`` (2), outputs ``[dtheta; dtheta_dot]`` (4).
 

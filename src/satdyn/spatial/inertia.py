@@ -3,7 +3,7 @@
 The 6x6 rigid mass matrix of a body at a point P, ``D_P``, maps the classical
 acceleration twist ``[a_P; omega_dot]`` (velocity terms neglected) to the wrench
 ``[F; T_P]`` needed to produce it. At the centre of mass G, ``D_G = diag(m I, J_G)``;
-elsewhere ``D_P = tau_GP.T @ D_G @ tau_GP`` (spec 000a §1.7). It equals Pinocchio's
+elsewhere ``D_P = tau_GP.T @ D_G @ tau_GP`` (arXiv:2409.06017). It equals Pinocchio's
 ``Inertia(m, PG, J_G).matrix()``.
 """
 

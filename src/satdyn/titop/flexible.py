@@ -1,4 +1,4 @@
-"""Flexible body: the TITOP N-port model from clamped-free modal data (spec 000a section 2.1).
+"""Flexible body: the TITOP N-port model from clamped-free modal data (arXiv:2409.06017).
 
 ``flexible_body(name, D_P, frequencies, damping, L_P, children, ...)``
 
@@ -8,7 +8,7 @@ D_P : (6, 6)                  rigid mass matrix at the parent port P, body frame
                               matrix tau_GP^T D_G tau_GP, erratum T1 / E000-1; build it with
                               :func:`satdyn.spatial.rigid_mass_matrix`)
 frequencies : (n,)            clamped-free modal frequencies omega_j [rad/s]; an entry may be a
-                              Parameter (uncertain/varying omega_j, 2 occurrences, spec 2.6.3)
+                              Parameter (uncertain/varying omega_j, 2 occurrences)
 damping : (n,) or float       modal damping ratios xi_j (constant when omega_j varies)
 L_P : (n, 6)                  modal participation factors at P (rows = modes)
 children : dict name -> (r_PC (3,), Phi_C (6, n))

@@ -1,4 +1,4 @@
-"""Rigid-body N-port models (spec 000a section 2.2, eqs. 7-10).
+"""Rigid-body N-port models (arXiv:2409.06017, eqs. 7-10).
 
 ``rigid_body(name, mass, inertia, ports, ...)``
 
@@ -105,7 +105,7 @@ def invert_port(model, port: str):
 
     The wrench keeps the "applied by the other body on this one" meaning at an inverse
     port and "applied by this body on its parent" at a direct port, so the wrench signal
-    changes sign in the swap (spec 000a section 2.2.4). Inverting twice is the identity.
+    changes sign in the swap (arXiv:2409.06017). Inverting twice is the identity.
     Needs the port's feedthrough block to be invertible (rigid ports, the parent port of a
     TITOP with positive definite residual mass).
     """
