@@ -93,3 +93,47 @@ def test_module_entry_point_runs_in_a_subprocess(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--rigid", "--scenario", str(tmp_path / "none.json")],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "error" in bad.stderr
+
+
+def test_progress_bars_on_stderr_and_quiet_silences_them(tmp_path, capsys, monkeypatch):
+    # a study's progress callback drawn as bars on standard error; --quiet leaves stderr empty
+    # (the study is the rigid demo with a simulated progress report, to keep the test fast)
+    import satdyn.cli.demo as demo_cli
+    from satdyn.cli import SimulationProgress
+
+    original = demo_cli.run
+
+    def reporting(args):
+        bars = SimulationProgress("simulate")
+        for t in (0.0, 0.5, 1.0):
+            bars("B", t, 1.0)
+        bars.close()
+        return original(args)
+
+    monkeypatch.setattr(demo_cli, "run", reporting)
+    assert main(["demo", "--rigid", "--angles", "0", "--out", str(tmp_path / "a")]) == 0
+    assert "simulate B" in capsys.readouterr().err
+    assert main(["demo", "--rigid", "--angles", "0", "--quiet", "--out", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_study_runs_with_one_blas_thread(tmp_path, monkeypatch):
+    # the CLI wraps the study in satdyn.runtime.limit_blas_threads(): inside it, threadpoolctl
+    # reports one thread for every BLAS library (the environment variables that would let the
+    # user choose are cleared here)
+    from threadpoolctl import threadpool_info
+
+    import satdyn.cli.demo as demo_cli
+
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "SATDYN_BLAS_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    seen = []
+    original = demo_cli.run
+
+    def spy(args):
+        seen.extend(info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas")
+        return original(args)
+
+    monkeypatch.setattr(demo_cli, "run", spy)
+    assert main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(tmp_path)]) == 0
+    assert seen and set(seen) == {1}
