@@ -104,6 +104,13 @@ TITOP = [
      ValueError, "causality"),
     ("prismatic-causality", lambda: titop.prismatic_joint("p", [1, 0, 0], causality="speed"),
      ValueError, "causality"),
+    ("actuated-rotor-negative", lambda: titop.actuated_revolute_joint("j", [0, 0, 1], rotor_inertia=-1.0),
+     ValueError, "rotor_inertia"),
+    ("actuated-stiffness-nan", lambda: titop.actuated_revolute_joint("j", [0, 0, 1], stiffness=np.nan),
+     ValueError, "stiffness"),
+    ("prismatic-mass-negative", lambda: titop.prismatic_joint("p", [1, 0, 0], slider_mass=-1.0),
+     ValueError, "slider_mass"),
+    ("residual-mass-L", lambda: titop.residual_mass(D_OK, np.ones((6, 2))), ValueError, "L_P"),
     ("connect-empty", lambda: titop.connect([]), ValueError, "models"),
     ("connect-not-model", lambda: titop.connect([object()]), TypeError, "models"),
 ]
@@ -123,6 +130,7 @@ SPATIAL = [
     ("mass-properties-shape", lambda: sp.mass_properties(np.eye(5)), ValueError, "mass_matrix"),
     ("mass-properties-mass", lambda: sp.mass_properties(-np.eye(6)), ValueError, "mass_matrix"),
     ("rodrigues-axis", lambda: sp.rodrigues([1.0, 0.0], 0.1), ValueError, "axis"),
+    ("rodrigues-angle-nan", lambda: sp.rodrigues([0.0, 0.0, 1.0], np.nan), ValueError, "angle"),
     ("dcm-from-quaternion", lambda: sp.dcm_from_quaternion([1.0, 0.0, 0.0]), ValueError, "quaternion"),
     ("dcm-from-euler", lambda: sp.dcm_from_euler([0.1, 0.2]), ValueError, "angles"),
     ("euler-from-dcm", lambda: sp.euler_from_dcm(np.eye(2)), ValueError, "P_bi"),
@@ -152,7 +160,7 @@ LFR = [
 
 def _equilibrium_cases():
     from satdyn.equilibrium import RevoluteJoint, RigidBody, Weld, equilibrium_study, load_two_link_arm
-    from satdyn.equilibrium import trim_and_linearise
+    from satdyn.equilibrium import arm_mass_matrix, relative_error, trim_and_linearise
 
     arm = load_two_link_arm()
     return [
@@ -176,11 +184,16 @@ def _equilibrium_cases():
         ("eq-study-step", lambda: equilibrium_study(grid_step_deg=-5.0), ValueError, "grid_step_deg"),
         ("eq-study-samples", lambda: equilibrium_study(n_samples=0), ValueError, "n_samples"),
         ("eq-study-frequencies", lambda: equilibrium_study(frequencies=[-1.0]), ValueError, "frequencies"),
+        ("eq-mass-matrix-theta2", lambda: arm_mass_matrix(arm, "a"), TypeError, "theta2"),
+        ("eq-relative-error-shapes", lambda: relative_error(np.ones((1, 2, 2)), np.ones((1, 3, 3))), ValueError, "G1"),
     ]
 
 
 def _detumbling_cases():
-    from satdyn.detumbling import ControllerGains, HingeParams, LinkParams, SimulationOptions, paper_scenario
+    from satdyn.detumbling import (ControllerGains, HingeParams, LinkParams, SimulationOptions, forward_dynamics,
+                                   grasp_map, mass_matrix, paper_scenario, run_metrics, simulate, simulate_free_motion)
+
+    sc = paper_scenario()
 
     return [
         ("dt-link-mass", lambda: LinkParams(0.0, np.zeros(3), J_OK), ValueError, "mass"),
@@ -200,6 +213,13 @@ def _detumbling_cases():
         ("dt-scenario-controller", lambda: paper_scenario(controller="Z"), ValueError, "controller"),
         ("dt-scenario-grasps", lambda: paper_scenario(grasp_estimates=np.zeros(3)), ValueError, "grasp_estimates"),
         ("dt-gains", lambda: ControllerGains(K_v=-1.0), ValueError, "K_v"),
+        ("dt-mass-matrix-client", lambda: mass_matrix("client", R, R), TypeError, "client"),
+        ("dt-mass-matrix-R1", lambda: mass_matrix(sc.client, np.eye(2), R), ValueError, "R1"),
+        ("dt-forward-dynamics-nu", lambda: forward_dynamics(sc.client, R, R, np.zeros(8)), ValueError, "nu"),
+        ("dt-grasp-map", lambda: grasp_map([1.0, 2.0]), ValueError, "`r`"),
+        ("dt-free-motion-duration", lambda: simulate_free_motion(sc.client, sc.initial, -1.0), ValueError, "duration"),
+        ("dt-simulate-kind", lambda: simulate(sc, "Z"), ValueError, "kind"),
+        ("dt-run-metrics-run", lambda: run_metrics(None), TypeError, "run"),
     ]
 
 
@@ -213,7 +233,7 @@ def test_library_bad_input(case, call, error, name):
     assert name in str(info.value), f"{case}: message does not name {name!r}: {info.value}"
 
 
-@pytest.mark.parametrize("index", range(18))
+@pytest.mark.parametrize("index", range(20))
 def test_equilibrium_bad_input(index):
     case, call, error, name = _equilibrium_cases()[index]
     with pytest.raises(error) as info:
@@ -221,7 +241,7 @@ def test_equilibrium_bad_input(index):
     assert name in str(info.value), f"{case}: message does not name {name!r}: {info.value}"
 
 
-@pytest.mark.parametrize("index", range(14))
+@pytest.mark.parametrize("index", range(21))
 def test_detumbling_bad_input(index):
     case, call, error, name = _detumbling_cases()[index]
     with pytest.raises(error) as info:
@@ -230,7 +250,7 @@ def test_detumbling_bad_input(index):
 
 
 def test_case_lists_have_the_parametrised_lengths():
-    assert len(_equilibrium_cases()) == 18 and len(_detumbling_cases()) == 14
+    assert len(_equilibrium_cases()) == 20 and len(_detumbling_cases()) == 21
 
 
 def test_a_valid_flexible_body_and_rigid_body_are_accepted():

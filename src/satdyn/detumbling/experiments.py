@@ -84,6 +84,10 @@ class RunMetrics:
 
 def run_metrics(run: DetumblingRun, threshold: float = SETTLING_THRESHOLD) -> RunMetrics:
     """Metrics of one run (see :class:`RunMetrics`)."""
+    if not isinstance(run, DetumblingRun):
+        raise TypeError(f"`run` must be a DetumblingRun; got {type(run).__name__}")
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"`threshold` must be positive [m/s, rad/s]; got {threshold!r}")
     norm = np.linalg.norm
     v, w1, w2 = norm(run.nu[:, :3], axis=1), norm(run.nu[:, 3:6], axis=1), norm(run.nu[:, 6:9], axis=1)
     return RunMetrics(

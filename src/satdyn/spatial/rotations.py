@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ._checks import as_batch_of, broadcast_batches
+from ._checks import as_batch_of, as_float_array, broadcast_batches
 from .algebra import _skew
 
 __all__ = [
@@ -190,7 +190,7 @@ def rodrigues(axis, angle) -> np.ndarray:
     n = np.linalg.norm(u, axis=-1)
     if np.any(n < 1e-12):
         raise ValueError("`axis` must be a non-zero vector")
-    a = np.asarray(angle, dtype=float)
+    a = as_float_array(angle, "angle")
     broadcast_batches((u, 1, "axis"), (a, 0, "angle"))
     S = _skew(u / n[..., None])
     return np.eye(3) + np.sin(a)[..., None, None] * S + (1.0 - np.cos(a))[..., None, None] * (S @ S)

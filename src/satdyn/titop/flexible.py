@@ -47,8 +47,12 @@ class ResidualMassWarning(UserWarning):
 
 
 def residual_mass(D_P, L_P) -> np.ndarray:
-    """``R_P = D_P - L_P^T L_P`` (eq. 6)."""
-    return np.asarray(D_P, dtype=float) - np.asarray(L_P, dtype=float).T @ np.asarray(L_P, dtype=float)
+    """``R_P = D_P - L_P^T L_P`` (eq. 6); ``D_P`` (6, 6), ``L_P`` (n, 6)."""
+    D_P = as_batch_of(D_P, (6, 6), "D_P")
+    L_P = as_batch_of(L_P, (6,), "L_P")
+    if D_P.shape != (6, 6) or L_P.ndim != 2:
+        raise ValueError(f"`D_P` must be (6, 6) and `L_P` (n, 6); got {D_P.shape} and {L_P.shape}")
+    return D_P - L_P.T @ L_P
 
 
 def _split_frequencies(frequencies, n):

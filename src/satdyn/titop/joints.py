@@ -126,8 +126,10 @@ def _actuated(name, frames, Pbar, r_p, r_c, inertia, kp, kd, causality, Wbar, tr
     """Shared builder of the actuated revolute / prismatic joints (see module docstring)."""
     if causality not in ("torque", "angle"):
         raise ValueError(f"`causality` must be 'torque' or 'angle'; got {causality!r}")
-    if inertia < 0 or kp < 0 or kd < 0:
-        raise ValueError("rotor inertia / slider mass, stiffness and damping must be >= 0")
+    names = ("slider_mass" if translational else "rotor_inertia", "stiffness", "damping")
+    for label, value in zip(names, (inertia, kp, kd)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"`{label}` must be finite and >= 0; got {value!r}")
     if translational:       # force along the axis, linear acceleration
         e_c = np.r_[r_c, 0, 0, 0]
         e_p = np.r_[r_p, 0, 0, 0]
