@@ -49,58 +49,47 @@ SUBCOMMANDS: dict[str, str] = {
 # ----------------------------------------------------------------------------------------
 # Option types: each refuses a bad value with a message argparse prefixes by the option name
 # ----------------------------------------------------------------------------------------
-def _number(text: str) -> float:
+def _parsed(kind, text: str, expected: str):
     try:
-        return float(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {expected}; got {text!r}") from None
+
+
+def _checked(value, text: str, ok: bool, expected: str):
+    if not ok:
+        raise argparse.ArgumentTypeError(f"expected {expected}; got {text!r}")
+    return value
 
 
 def finite_float(text: str) -> float:
     """A finite number (no nan/inf)."""
-    value = _number(text)
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number; got {text!r}")
-    return value
+    value = _parsed(float, text, "a number")
+    return _checked(value, text, math.isfinite(value), "a finite number")
 
 
 def positive_float(text: str) -> float:
     """A finite number > 0."""
     value = finite_float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive finite number; got {text!r}")
-    return value
+    return _checked(value, text, value > 0, "a positive finite number")
 
 
 def nonnegative_float(text: str) -> float:
     """A finite number >= 0."""
     value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0; got {text!r}")
-    return value
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer; got {text!r}") from None
+    return _checked(value, text, value >= 0, "a finite number >= 0")
 
 
 def positive_int(text: str) -> int:
     """An integer >= 1."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
+    value = _parsed(int, text, "an integer")
+    return _checked(value, text, value >= 1, "a positive integer")
 
 
 def seed(text: str) -> int:
     """A random seed: an integer >= 0 (numpy refuses negative seeds)."""
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0; got {text!r}")
-    return value
+    value = _parsed(int, text, "an integer")
+    return _checked(value, text, value >= 0, "an integer >= 0")
 
 
 def json_file(text: str) -> Path:
@@ -130,21 +119,17 @@ def output_folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a folder name; got an empty string")
     path = Path(text)
-    if path.exists():
-        if not path.is_dir():
-            raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder")
-        problem = _can_write_in(path)
-        if problem:
-            raise argparse.ArgumentTypeError(f"cannot write in {text!r}: {problem}")
-        return path
-    parent = path.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot create {text!r}: {str(parent)!r} is not a folder")
-    problem = _can_write_in(parent)
+    folder = path.absolute()
+    while not folder.exists():           # the folder that must accept a new entry
+        folder = folder.parent
+    existing = folder == path.absolute()
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder" if existing
+                                         else f"cannot create {text!r}: {str(folder)!r} is not a folder")
+    problem = _can_write_in(folder)
     if problem:
-        raise argparse.ArgumentTypeError(f"cannot create {text!r} in {str(parent)!r}: {problem}")
+        where = f"write in {text!r}" if existing else f"create {text!r} in {str(folder)!r}"
+        raise argparse.ArgumentTypeError(f"cannot {where}: {problem}")
     return path
 
 
