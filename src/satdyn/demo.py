@@ -454,7 +454,7 @@ def flagship_study(*, array_angle_deg: float = 0.0, bandwidth_hz: float = 0.02, 
     FlagshipResult
     """
     from .robust import hinfnorm, robust_stability, worst_case_gain
-    from .runtime import progress
+    from .runtime import limit_blas_threads, progress
     from .titop.data import load_hub_two_arrays
     from .titop.models import hub_two_arrays
 
@@ -471,50 +471,52 @@ def flagship_study(*, array_angle_deg: float = 0.0, bandwidth_hz: float = 0.02, 
         raise ValueError(f"`frequency_percent` must be in (0, 100); got {frequency_percent}")
 
     stages = progress(total=5, desc="flagship study", unit="stage")
-    try:
-        data = load_hub_two_arrays()
-        family = hub_two_arrays(data, uncertain_modes=(0,), frequency_percent=frequency_percent)
-        plant = family.lfr.subs({"array_angle": np.deg2rad(array_angle_deg)})
-        nominal = plant.nominal()
-        modes = _flexible_modes(nominal.A)[0]
-        J_tot = np.linalg.inv(nominal.dcgain()[3:, 3:])
-        J_tot = 0.5 * (J_tot + J_tot.T)
-        closed = attitude_closed_loop(plant, J_tot, bandwidth_hz, rolloff_hz=rolloff_hz)
-        uncertainty = {k: tuple(np.array([p.nominal, *p.range]) / (2.0 * np.pi))
-                       for k, p in closed.parameters.items()}
-        stages.set_postfix_str("closed loop built")
-        stages.update()
+    # many small dense problems: BLAS threads only fight for the cores
+    with limit_blas_threads():
+        try:
+            data = load_hub_two_arrays()
+            family = hub_two_arrays(data, uncertain_modes=(0,), frequency_percent=frequency_percent)
+            plant = family.lfr.subs({"array_angle": np.deg2rad(array_angle_deg)})
+            nominal = plant.nominal()
+            modes = _flexible_modes(nominal.A)[0]
+            J_tot = np.linalg.inv(nominal.dcgain()[3:, 3:])
+            J_tot = 0.5 * (J_tot + J_tot.T)
+            closed = attitude_closed_loop(plant, J_tot, bandwidth_hz, rolloff_hz=rolloff_hz)
+            uncertainty = {k: tuple(np.array([p.nominal, *p.range]) / (2.0 * np.pi))
+                           for k, p in closed.parameters.items()}
+            stages.set_postfix_str("closed loop built")
+            stages.update()
 
-        hn = hinfnorm(closed.nominal())
-        stages.set_postfix_str("robust stability margin")
-        stages.update()
-        rs = robust_stability(closed, seed=seed)
-        stages.set_postfix_str("worst-case gain")
-        stages.update()
-        wc = worst_case_gain(closed, seed=seed)
-        stages.set_postfix_str("samples")
-        stages.update()
+            hn = hinfnorm(closed.nominal())
+            stages.set_postfix_str("robust stability margin")
+            stages.update()
+            rs = robust_stability(closed, seed=seed)
+            stages.set_postfix_str("worst-case gain")
+            stages.update()
+            wc = worst_case_gain(closed, seed=seed)
+            stages.set_postfix_str("samples")
+            stages.update()
 
-        # closed-loop singular values: nominal, uniform samples of the box, worst-case parameters
-        # the grid holds the nominal and worst-case peaks, so the curves reach the reported norms
-        f = np.unique(np.concatenate([np.logspace(-2, 1, 400),
-                                      [hn.peak_frequency / (2.0 * np.pi), wc.critical_frequency / (2.0 * np.pi)]]))
-        f = f[np.isfinite(f) & (f > 0)]
-        w = 2.0 * np.pi * f
-        sigma_nom = np.linalg.svd(closed.freqresp(w), compute_uv=False)
-        sample = closed.sample(int(n_samples), rng=seed, kinds=("uncertain",))
-        sigma_max = np.linalg.svd(sample.systems.freqresp(w), compute_uv=False)[..., 0]
-        worst = {k: float(v) for k, v in wc.worst_case_values.items()}
-        sigma_worst = np.linalg.svd(closed.freqresp(w, worst, strict=False), compute_uv=False)[..., 0]
+            # closed-loop singular values: nominal, uniform samples of the box, worst-case parameters
+            # the grid holds the nominal and worst-case peaks, so the curves reach the reported norms
+            f = np.unique(np.concatenate([np.logspace(-2, 1, 400),
+                                          [hn.peak_frequency / (2.0 * np.pi), wc.critical_frequency / (2.0 * np.pi)]]))
+            f = f[np.isfinite(f) & (f > 0)]
+            w = 2.0 * np.pi * f
+            sigma_nom = np.linalg.svd(closed.freqresp(w), compute_uv=False)
+            sample = closed.sample(int(n_samples), rng=seed, kinds=("uncertain",))
+            sigma_max = np.linalg.svd(sample.systems.freqresp(w), compute_uv=False)[..., 0]
+            worst = {k: float(v) for k, v in wc.worst_case_values.items()}
+            sigma_worst = np.linalg.svd(closed.freqresp(w, worst, strict=False), compute_uv=False)[..., 0]
 
-        # modes versus the drive angle (nominal frequencies), tracked by shape
-        angles = np.arange(0.0, 181.0, 5.0)
-        batch = hub_two_arrays(data, uncertain=False).lfr.evaluate_batch({"array_angle": np.deg2rad(angles)})
-        modes_vs, shapes = track_modes(batch.A)
-        labels = tuple(_mode_label(shapes[0][:, j], data) for j in range(shapes.shape[2]))
-        stages.update()
-    finally:
-        stages.close()
+            # modes versus the drive angle (nominal frequencies), tracked by shape
+            angles = np.arange(0.0, 181.0, 5.0)
+            batch = hub_two_arrays(data, uncertain=False).lfr.evaluate_batch({"array_angle": np.deg2rad(angles)})
+            modes_vs, shapes = track_modes(batch.A)
+            labels = tuple(_mode_label(shapes[0][:, j], data) for j in range(shapes.shape[2]))
+            stages.update()
+        finally:
+            stages.close()
     return FlagshipResult(
         array_angle_deg=float(array_angle_deg), bandwidth_hz=float(bandwidth_hz), rolloff_hz=float(rolloff_hz),
         inertia_tot=J_tot, uncertainty=uncertainty, modes_hz=modes, frequencies_hz=f, sigma_nominal=sigma_nom,

@@ -224,14 +224,18 @@ def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: 
     """
     label = scenario.controller
     cb = None if progress is None else (lambda t, T: progress(label, t, T))
-    run = simulate(scenario, duration=duration, progress=cb)
+    from ..runtime import limit_blas_threads
+
+    with limit_blas_threads():        # small dense problems: BLAS threads only fight for cores
+        run = simulate(scenario, duration=duration, progress=cb)
     notes = []
     if run.status != "completed":
         notes.append(f"{label}: stopped at t = {run.t[-1]:.2f} s, |theta*| reached pi - margin")
     exp = None
     if experiment:
         reuse = {label: run} if duration is None else None
-        exp = detumbling_experiment(scenario, progress=progress, reuse=reuse)
+        with limit_blas_threads():
+            exp = detumbling_experiment(scenario, progress=progress, reuse=reuse)
         for lab, m in exp.metrics.items():
             if m.status != "completed":
                 notes.append(f"{lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
