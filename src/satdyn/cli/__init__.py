@@ -148,7 +148,7 @@ class SimulationProgress:
 
         bar = self.bars.get(label)
         if bar is None:
-            bar = self.bars[label] = progress(total=round(float(T), 2), desc=f"{self.desc} {label}", unit="s")
+            bar = self.bars[label] = progress(total=round(float(T), 2), desc=f"{self.desc} {label}", unit="sim s")
         bar.update(round(min(float(t), float(T)) - bar.n, 2))
         if t >= T:
             bar.close()
