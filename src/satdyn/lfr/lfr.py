@@ -85,11 +85,19 @@ class LFR:
         self._cache = {}
 
     @classmethod
-    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True):
+    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True, simplify=True):
         obj = cls.__new__(cls)
         if canonical:
             M, nx, blocks, labels = _core.canonical(M, list(labels))
-        else:
+        if simplify:
+            # Every operation that builds an LFR ends here: dead and duplicated Delta
+            # channels are removed (exact; states untouched, see simplify.py).
+            from .simplify import auto_simplify_enabled, simplify_matrix
+
+            simplify = auto_simplify_enabled()
+            if simplify:
+                M, labels = simplify_matrix(M, labels)
+        if simplify or not canonical:
             nx = sum(1 for lab in labels if lab is None)
             blocks = _blocks_of(labels[nx:])
         inputs, outputs = tuple(inputs), tuple(outputs)
@@ -105,18 +113,18 @@ class LFR:
             self._M, self._labels,
             self._inputs if inputs is None else inputs, self._outputs if outputs is None else outputs,
             self._igroups if inputs is None else igroups, self._ogroups if outputs is None else ogroups,
-            canonical=False,
+            canonical=False, simplify=False,
         )
 
     @classmethod
     def _from_parameter(cls, parameter: Parameter) -> "LFR":
-        return cls._make(parameter.lfr_matrix, [parameter], ("u[0]",), ("y[0]",), canonical=False)
+        return cls._make(parameter.lfr_matrix, [parameter], ("u[0]",), ("y[0]",), canonical=False, simplify=False)
 
     @classmethod
     def _from_array(cls, value) -> "LFR":
         D = np.atleast_2d(np.asarray(value, dtype=float))
         p, m = D.shape
-        return cls._make(D, [], default_names("u", m), default_names("y", p), canonical=False)
+        return cls._make(D, [], default_names("u", m), default_names("y", p), canonical=False, simplify=False)
 
     # --- contract attributes ----------------------------------------------------------
     @property
@@ -186,6 +194,11 @@ class LFR:
         return self._blocks
 
     @property
+    def occurrences(self) -> dict[str, int]:
+        """``{name: number of Delta channels}`` (MATLAB's "occurrences"), in block order."""
+        return {b.name: b.size for b in self._blocks}
+
+    @property
     def parameters(self) -> dict[str, Parameter]:
         """``{name: Parameter}`` in block order."""
         cached = self._cache.get("parameters")
@@ -210,7 +223,7 @@ class LFR:
         """Copy with new input and/or output names (same specification as the constructor)."""
         ins, ig = (self._inputs, self._igroups) if inputs is None else expand_names(inputs, self.ninputs, "u", "inputs")
         outs, og = (self._outputs, self._ogroups) if outputs is None else expand_names(outputs, self.noutputs, "y", "outputs")
-        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False)
+        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False, simplify=False)
 
     def with_groups(self, inputs: dict | None = None, outputs: dict | None = None) -> "LFR":
         """Copy with additional named groups ``{group: [signal names]}``."""
@@ -218,7 +231,7 @@ class LFR:
         og = {**self._ogroups, **{k: tuple(v) for k, v in (outputs or {}).items()}}
         check_groups(self._inputs, ig, "input groups")
         check_groups(self._outputs, og, "output groups")
-        return LFR._make(self._M, self._labels, self._inputs, self._outputs, ig, og, canonical=False)
+        return LFR._make(self._M, self._labels, self._inputs, self._outputs, ig, og, canonical=False, simplify=False)
 
     def input_index(self, key) -> list[int]:
         """Input indices of an int, slice, name, group name or list of these."""
@@ -316,7 +329,8 @@ class LFR:
     @property
     def T(self) -> "LFR":
         """Transpose (``G(s)^T``; input and output names swap)."""
-        return LFR._make(self._M.T, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups, canonical=False)
+        return LFR._make(self._M.T, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups,
+                         canonical=False, simplify=False)  # the rules are symmetric: stays simplified
 
     def transpose(self) -> "LFR":
         return self.T
