@@ -359,11 +359,13 @@ class LFR:
 
         return evaluate(self, values, strict=strict)
 
-    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
-        """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array."""
+    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None,
+                       reduce: bool = True):
+        """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array.
+        ``reduce=True`` first removes Delta channels that do not change A, B, C, D."""
         from .evaluate import evaluate_batch
 
-        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress)
+        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress, reduce=reduce)
 
     def nominal(self):
         """Value at the nominal point (all deltas 0)."""
@@ -375,11 +377,11 @@ class LFR:
 
         return subs(self, values, strict=strict)
 
-    def sample(self, n: int, rng=None, *, kinds=None):
+    def sample(self, n: int, rng=None, *, kinds=None, reduce: bool = True):
         """``n`` uniform random samples in the parameter box (see :func:`satdyn.lfr.evaluate.sample`)."""
         from .evaluate import sample
 
-        return sample(self, n, rng, kinds=kinds)
+        return sample(self, n, rng, kinds=kinds, reduce=reduce)
 
     def freqresp(self, omega, values=None, *, strict: bool = True):
         """Frequency response at ``omega`` [rad/s] (see :func:`satdyn.lfr.evaluate.freqresp`)."""
@@ -387,11 +389,11 @@ class LFR:
 
         return freqresp(self, omega, values, strict=strict)
 
-    def reduce(self, tol: float = 1e-10, *, method: str = "nd") -> "LFR":
+    def reduce(self, tol: float = 1e-10, *, method: str = "nd", states: bool = True) -> "LFR":
         """Remove uncontrollable/unobservable Delta channels and states (see reduce.py)."""
         from .reduce import reduce
 
-        return reduce(self, tol, method=method)
+        return reduce(self, tol, method=method, states=states)
 
     def to_statespace(self, values=None):
         """``control.StateSpace`` at ``values`` (default nominal), also for a static LFR."""

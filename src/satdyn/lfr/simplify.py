@@ -159,33 +159,51 @@ def _merge_block(M, channels, drop: list) -> None:
     """
     s, e = channels.start, channels.stop
     outside = np.r_[0:s, e:M.shape[1]]
-    keys: dict = {}
-    for j in channels:
-        out = M[j, outside]
-        scale = np.abs(out).max(initial=0.0)
-        if scale == 0.0:
-            continue  # fed only from its own block: left to reduce()
-        significant = np.flatnonzero(np.abs(out) > _RTOL * scale)
-        pivot = significant[0]
-        key = (pivot, tuple(significant), tuple(np.round(out[significant] / out[pivot], 9)))
-        i = keys.get(key)
-        if i is None or i in drop:
-            keys[key] = j
-            continue
-        c = out[pivot] / M[i, outside[pivot]]
-        others = np.r_[0:i, i + 1:j, j + 1:M.shape[1]]
-        if np.max(np.abs(M[j, others] - c * M[i, others])) > 4 * _RTOL * scale:
-            continue
-        mu = M[i, i] + c * M[i, j]
-        residual = M[j, i] + c * M[j, j] - c * mu
-        if abs(residual) > 4 * _RTOL * (abs(M[j, i]) + abs(c * M[j, j]) + abs(c * mu)):
-            continue
-        rows = np.r_[0:i, i + 1:j, j + 1:M.shape[0]]
-        merged = M[rows, i] + c * M[rows, j]
-        tiny = np.abs(merged) <= _CANCEL * (np.abs(M[rows, i]) + np.abs(c * M[rows, j]))
-        merged[tiny] = 0.0
-        M[rows, i] = merged
-        M[i, i] = mu
-        M[:, j] = 0.0
-        M[j] = 0.0
-        drop.append(j)
+    R = M[s:e, outside]
+    scale = np.abs(R).max(axis=1, initial=0.0)
+    live = scale > 0.0          # rows fed only from their own block are left to reduce()
+    if np.count_nonzero(live) < 2:
+        return
+    # Normalise each row by its first significant entry and group equal patterns
+    # (vectorised; only the few candidate pairs are checked one by one below).
+    significant = np.abs(R) > _RTOL * scale[:, None]
+    pivot = np.argmax(significant, axis=1)
+    idx = np.arange(e - s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normalised = np.where(significant, R / R[idx, pivot][:, None], 0.0)
+    # One number per row: equal rounded rows give bit-equal hashes (same operations);
+    # a collision only costs a failed check in _fold.
+    weights = np.cos(np.arange(R.shape[1]) * 0.7548776662466927)
+    hashes = np.round(normalised, 9) @ weights
+    hashes[~live] = np.nan
+    _, group, counts = np.unique(hashes, return_inverse=True, return_counts=True)
+    group = group.ravel()
+    for g in np.flatnonzero(counts > 1):
+        members = [s + int(k) for k in np.flatnonzero((group == g) & live)]
+        kept: list[int] = []
+        for j in members:
+            if not any(_fold(M, i, j, outside[pivot[j - s]], scale[j - s]) for i in kept):
+                kept.append(j)
+            else:
+                drop.append(j)
+
+
+def _fold(M, i: int, j: int, pivot_col: int, scale: float) -> bool:
+    """Fold channel j into i if ``z_j = c z_i`` (see :func:`_merge_block`); True if done."""
+    c = M[j, pivot_col] / M[i, pivot_col]
+    others = np.r_[0:i, i + 1:j, j + 1:M.shape[1]] if i < j else np.r_[0:j, j + 1:i, i + 1:M.shape[1]]
+    if np.max(np.abs(M[j, others] - c * M[i, others])) > 4 * _RTOL * scale:
+        return False
+    mu = M[i, i] + c * M[i, j]
+    residual = M[j, i] + c * M[j, j] - c * mu
+    if abs(residual) > 4 * _RTOL * (abs(M[j, i]) + abs(c * M[j, j]) + abs(c * mu)):
+        return False
+    rows = np.r_[0:i, i + 1:j, j + 1:M.shape[0]] if i < j else np.r_[0:j, j + 1:i, i + 1:M.shape[0]]
+    merged = M[rows, i] + c * M[rows, j]
+    tiny = np.abs(merged) <= _CANCEL * (np.abs(M[rows, i]) + np.abs(c * M[rows, j]))
+    merged[tiny] = 0.0
+    M[rows, i] = merged
+    M[i, i] = mu
+    M[:, j] = 0.0
+    M[j] = 0.0
+    return True
