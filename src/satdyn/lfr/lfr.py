@@ -554,6 +554,11 @@ def _multiply(a, b) -> LFR:
     ca, cb = _coerce(a), _coerce(b)
     if ca is NotImplemented or cb is NotImplemented:
         return NotImplemented
+    if ca.shape == (1, 1) and cb.shape == (1, 1):
+        # Scalars commute; the right factor is realised outermost (applied last), so a
+        # common denominator written last (k/m1 x1 - k/m1 x2 + u/m1) has its channels
+        # folded into one by the automatic simplification.
+        return (cb @ ca)._with_names(ca._inputs, cb._outputs, ca._igroups, cb._ogroups)
     if ca.shape == (1, 1):
         scalar, other = ca, cb
     elif cb.shape == (1, 1):
