@@ -18,12 +18,17 @@ Sources (cited in each problem):
   margin 1, reached at 1 rad/s.
 * MathWorks, Control System Toolbox documentation, ``margin`` reference page, example
   "Plot Gain and Phase Margins of Transfer Function": ``tf(1, [1 2 1 0])`` has gain
-  margin 6.02 dB (the phase crosses -180 deg at 1 rad/s: s (s + 1)^2 at s = j).  With an uncertain loop gain ``k = 1 +- 0.5`` the robust
-  stability margin is ``(Gm - 1) / 0.5`` (the loop is stable for k < Gm and every k > 0).
+  margin 6.02 dB (the phase crosses -180 deg at 1 rad/s: s (s + 1)^2 at s = j).  With an
+  uncertain loop gain ``k`` in [0.8, 1.5] (nominal 1) the loop is stable for 0 < k < Gm,
+  and the robust stability margin is the normalised distance of ``k = Gm``.
 * MathWorks, Control System Toolbox documentation, ``allmargin``
   (help/control/ref/dynamicsystem.allmargin.html): ``tf(25, [1 10 10 10])`` has
-  GainMargin 3.6000 at GMFrequency 3.1623 rad/s; with ``k = 1 +- 1`` the robust
-  stability margin is ``(Gm - 1) / 1``.
+  GainMargin 3.6000 at GMFrequency 3.1623 rad/s; with ``k`` in [0.5, 2] (nominal 1) the
+  loop is stable for -0.4 < k < Gm and the margin is the normalised distance of ``k = Gm``.
+
+The two gain-margin problems use asymmetric ranges, normalised by the bilinear map of
+:class:`satdyn.lfr.Parameter` (as MATLAB's ``ureal``), so that the published gain margin
+and not the other stability boundary (k = 0, resp. k = -0.4) decides the margin.
 
 Arguments named in this module: none (every problem is fixed by its source).
 """
@@ -210,32 +215,39 @@ def _gain_loop(numerator: float, denominator, k) -> LFR:
     return feedback(ss(A, B, C, [[0.0]]), 1.0)
 
 
+def _gain_margin_answer(k, gm_lo: float, gm_hi: float) -> tuple[float, float]:
+    """Normalised distance of the loop gain k = Gm (increasing in Gm on these ranges)."""
+    return float(k.normalize(gm_lo, warn=False)), float(k.normalize(gm_hi, warn=False))
+
+
 def margin_loop_gain() -> TextbookProblem:
-    """Unity feedback around ``k / (s^3 + 2 s^2 + s)`` with ``k = 1 +- 0.5``; the published
-    gain margin 6.02 dB gives the margin ``(10^(6.02/20) - 1) / 0.5``."""
-    k = ureal("k", 1.0, plusminus=0.5)
+    """Unity feedback around ``k / (s^3 + 2 s^2 + s)`` with ``k`` in [0.8, 1.5]; the
+    published gain margin 6.02 dB gives the margin (k = 10^(6.02/20) normalised, 1.4)."""
+    k = ureal("k", 1.0, range=(0.8, 1.5))
     T = _gain_loop(1.0, [1, 2, 1, 0], k)
-    gm_lo, gm_hi = 10 ** (6.015 / 20), 10 ** (6.025 / 20)  # 6.02 dB to its digits
+    lo, hi = _gain_margin_answer(k, 10 ** (6.015 / 20), 10 ** (6.025 / 20))  # 6.02 dB to its digits
     answer = PublishedAnswer(
-        "robust stability margin", (gm_lo - 1) / 0.5, (gm_hi - 1) / 0.5, 0.0, None, 0.0,
+        "robust stability margin", lo, hi, 0.0, None, 0.0,
         "MathWorks, Control System Toolbox documentation, margin reference page, example 'Plot Gain "
         "and Phase Margins of Transfer Function': sys = tf(1,[1 2 1 0]), gain margin 6.02 dB; "
-        "margin of k = 1 +- 0.5 is (Gm - 1)/0.5 (phase crossover at 1 rad/s, not printed)",
+        "margin = normalised k at k = Gm for k in [0.8, 1.5] (phase crossover 1 rad/s, not printed)",
     )
     return TextbookProblem("margin_loop_gain", "classical gain margin as a robust stability margin", T,
                            "robust_stability", answer)
 
 
 def allmargin_loop_gain() -> TextbookProblem:
-    """Unity feedback around ``25 k / (s^3 + 10 s^2 + 10 s + 10)`` with ``k = 1 +- 1``;
-    the published GainMargin 3.6000 (at 3.1623 rad/s) gives the margin ``Gm - 1``."""
-    k = ureal("k", 1.0, plusminus=1.0)
+    """Unity feedback around ``25 k / (s^3 + 10 s^2 + 10 s + 10)`` with ``k`` in [0.5, 2];
+    the published GainMargin 3.6000 (at 3.1623 rad/s) gives the margin (k = 3.6
+    normalised, 3 (Gm - 1) / (Gm + 1) = 1.6957)."""
+    k = ureal("k", 1.0, range=(0.5, 2.0))
     T = _gain_loop(25.0, [1, 10, 10, 10], k)
+    lo, hi = _gain_margin_answer(k, 3.6 - 5e-5, 3.6 + 5e-5)
     answer = PublishedAnswer(
-        "robust stability margin", 2.6, 2.6, 5e-5, 3.1623, 5e-5,
+        "robust stability margin", lo, hi, 0.0, 3.1623, 5e-5,
         "MathWorks, Control System Toolbox documentation, allmargin "
         "(help/control/ref/dynamicsystem.allmargin.html): L = tf(25,[1 10 10 10]), GainMargin 3.6000, "
-        "GMFrequency 3.1623; margin of k = 1 +- 1 is (Gm - 1)/1",
+        "GMFrequency 3.1623; margin = normalised k at k = Gm for k in [0.5, 2]",
     )
     return TextbookProblem("allmargin_loop_gain", "allmargin example as a robust stability margin", T,
                            "robust_stability", answer)
