@@ -15,7 +15,27 @@ import numpy as np
 from satdyn.lfr import LFR, feedback, ss, ureal
 
 __all__ = ["mass_spring_damper_chain", "flexible_spacecraft", "dc_motor_servo", "first_order_integral_loop",
-           "user_models"]
+           "uss_documentation_example", "usample_mass_spring_damper", "user_models", "PUBLISHED_OCCURRENCES"]
+
+#: Occurrence counts MATLAB's ``uss`` prints for the same models (name -> (counts, source)).
+PUBLISHED_OCCURRENCES = {
+    "first_order_integral_loop": (
+        {"gamma": 1, "tau": 1},
+        "MathWorks, Robust Control Toolbox documentation, 'Robustness of Servo Controller for DC Motor' "
+        "(help/robust/ug/robustness-of-servo-controller-for-dc-motor.html): P and CLP, 1 occurrence each",
+    ),
+    "uss_documentation_example": (
+        {"p1": 2, "p2": 2},
+        "MathWorks, Robust Control Toolbox documentation, 'Uncertain State-Space Models' "
+        "(help/robust/ug/create-uncertain-state-space-model.html): p1 2 occurrences, p2 2 occurrences "
+        "(p3's line is not in the excerpt we could read)",
+    ),
+    "usample_mass_spring_damper": (
+        {"c": 1, "k": 1, "m": 1},
+        "MathWorks, Robust Control Toolbox documentation, usample reference page "
+        "(help/robust/ref/uss.usample.html): 1/(m s^2 + c s + k), 1 occurrence each",
+    ),
+}
 
 
 def mass_spring_damper_chain(n: int, *, closed_loop: bool = False) -> LFR:
@@ -113,6 +133,23 @@ def first_order_integral_loop() -> LFR:
     return feedback(P @ control.ss(control.tf(KI, [1, 0])), 1.0)
 
 
+def uss_documentation_example() -> LFR:
+    """MATLAB's ``uss`` example: ``p1 = ureal('p1',10,'Percentage',50)``,
+    ``p2 = ureal('p2',3,'PlusMinus',[-.5 1.2])``, ``p3 = ureal('p3',0)`` (+-1),
+    ``A = [-p1 p2; 0 -p1]``, ``B = [-p2; p2+p3]``, ``C = [1 0; 1 1-p3]``, ``D = [0; 0]``."""
+    p1 = ureal("p1", 10.0, percent=50)
+    p2 = ureal("p2", 3.0, plusminus=(-0.5, 1.2))
+    p3 = ureal("p3", 0.0, plusminus=1.0)
+    return ss([[-p1, p2], [0.0, -p1]], [[-p2], [p2 + p3]], [[1.0, 0.0], [1.0, 1 - p3]], [[0.0], [0.0]])
+
+
+def usample_mass_spring_damper() -> LFR:
+    """MATLAB's ``usample`` example ``1 / (m s^2 + c s + k)`` with c = 1 +-20 %,
+    k = 2 +-30 %, m = 3 +-40 %, written in state space entry by entry."""
+    c, k, m = ureal("c", 1.0, percent=20), ureal("k", 2.0, percent=30), ureal("m", 3.0, percent=40)
+    return ss([[0.0, 1.0], [-k / m, -c / m]], [[0.0], [1 / m]], [[1.0, 0.0]], [[0.0]])
+
+
 def user_models() -> dict[str, LFR]:
     """The suite: ``{name: LFR}`` (textbook closed loops, chains, spacecraft, motor)."""
     from .textbook import textbook_problems
@@ -124,4 +161,6 @@ def user_models() -> dict[str, LFR]:
     models["flexible_spacecraft_3"] = flexible_spacecraft(3)
     models["dc_motor_servo"] = dc_motor_servo()
     models["first_order_integral_loop"] = first_order_integral_loop()
+    models["uss_documentation_example"] = uss_documentation_example()
+    models["usample_mass_spring_damper"] = usample_mass_spring_damper()
     return models

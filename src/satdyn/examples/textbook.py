@@ -154,7 +154,7 @@ def two_mass_servo() -> TextbookProblem:
     T = feedback(P @ _lead_controller(), 1.0)
     return TextbookProblem(
         "two_mass_servo", "two-mass servo, MATLAB's construction (lft of the spring)", T,
-        "robust_stability", _servo_answer(), {"k": 1, "m1": 1, "m2": 1},
+        "robust_stability", _servo_answer(),
     )
 
 
