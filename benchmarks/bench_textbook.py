@@ -34,7 +34,8 @@ from satdyn.robust import lmi_upper_bound, real_block, robust_stability
 print = functools.partial(print, flush=True)  # noqa: A001 - progress of a long run
 
 BUILDERS = [textbook.two_mass_servo, textbook.two_mass_servo_entries, textbook.two_mass_servo_second_order,
-            textbook.uncertain_damping, textbook.margin_loop_gain, textbook.allmargin_loop_gain]
+            textbook.uncertain_damping, textbook.margin_loop_gain, textbook.allmargin_loop_gain,
+            textbook.routh_third_order_loop, textbook.routh_nonminimum_phase_loop]
 
 
 def delta_response(lfr, omega):

@@ -43,9 +43,9 @@ def _worst_case_point(problem):
     pub = problem.published
     if pub.worst_case_values:
         return dict(pub.worst_case_values), 5e-5
-    # gain-margin problems: the loop gain k at the published gain margin
-    k = problem.lfr.parameters["k"]
-    return {"k": float(k.denormalize(0.5 * (pub.lower + pub.upper)))}, 0.5 * (pub.upper - pub.lower) + 5e-5
+    # gain-margin and Routh problems: the loop gain at the published limit
+    (name, k), = problem.lfr.parameters.items()
+    return {name: float(k.denormalize(0.5 * (pub.lower + pub.upper)))}, 0.5 * (pub.upper - pub.lower) + 5e-5
 
 
 @pytest.mark.filterwarnings("ignore::satdyn.lfr.OutOfRangeWarning")  # worst cases lie beyond the box

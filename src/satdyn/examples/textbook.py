@@ -26,7 +26,14 @@ Sources (cited in each problem):
   GainMargin 3.6000 at GMFrequency 3.1623 rad/s; with ``k`` in [0.5, 2] (nominal 1) the
   loop is stable for -0.4 < k < Gm and the margin is the normalised distance of ``k = Gm``.
 
-The two gain-margin problems use asymmetric ranges, normalised by the bilinear map of
+* A. Nagoor Kani, Control Systems, 3rd ed. (2015), Examples 5.9 and 5.12 (Routh
+  criterion), as transcribed in the FOSSEE Scilab Textbook Companion
+  (git.fossee.in, Scilab-TBC-Uploads, 3885/CH5/EX5.9 and EX5.12): unity feedback around
+  ``K / (s (s + 1) (s + 2))`` is stable for 0 < K < 6, around
+  ``K (1 - s) / (s (s^2 + 5 s + 9))`` for 0 < K < 7.5.  With ``K`` in [2.5, 5]
+  (nominal 3) the margin is the normalised distance of the upper limit.
+
+The gain-margin and Routh problems use asymmetric ranges, normalised by the bilinear map of
 :class:`satdyn.lfr.Parameter` (as MATLAB's ``ureal``), so that the published gain margin
 and not the other stability boundary (k = 0, resp. k = -0.4) decides the margin.
 
@@ -52,6 +59,8 @@ __all__ = [
     "uncertain_damping",
     "margin_loop_gain",
     "allmargin_loop_gain",
+    "routh_third_order_loop",
+    "routh_nonminimum_phase_loop",
 ]
 
 _ROBSTAB_SERVO = ("MathWorks, Robust Control Toolbox documentation, 'Robust Stability and Worst-Case "
@@ -205,13 +214,17 @@ def uncertain_damping() -> TextbookProblem:
                            "robust_stability", answer, {"c": 1})
 
 
-def _gain_loop(numerator: float, denominator, k) -> LFR:
-    """Unity feedback around ``k * numerator / denominator(s)`` written in companion form."""
+def _gain_loop(numerator, denominator, k) -> LFR:
+    """Unity feedback around ``k * numerator(s) / denominator(s)`` (monic denominator,
+    strictly proper; coefficients highest power first) written in companion form."""
     a = np.asarray(denominator, dtype=float)[1:]
     n = a.size
+    b = np.zeros(n)
+    num = np.atleast_1d(np.asarray(numerator, dtype=float))
+    b[: num.size] = num[::-1]  # b[i]: coefficient of s^i
     A = [[1.0 if j == i + 1 else 0.0 for j in range(n)] for i in range(n - 1)] + [list(-a[::-1])]
-    B = [[0.0]] * (n - 1) + [[k * numerator]]
-    C = [[1.0] + [0.0] * (n - 1)]
+    B = [[0.0]] * (n - 1) + [[k]]
+    C = [list(b)]
     return feedback(ss(A, B, C, [[0.0]]), 1.0)
 
 
@@ -224,7 +237,7 @@ def margin_loop_gain() -> TextbookProblem:
     """Unity feedback around ``k / (s^3 + 2 s^2 + s)`` with ``k`` in [0.8, 1.5]; the
     published gain margin 6.02 dB gives the margin (k = 10^(6.02/20) normalised, 1.4)."""
     k = ureal("k", 1.0, range=(0.8, 1.5))
-    T = _gain_loop(1.0, [1, 2, 1, 0], k)
+    T = _gain_loop([1.0], [1, 2, 1, 0], k)
     lo, hi = _gain_margin_answer(k, 10 ** (6.015 / 20), 10 ** (6.025 / 20))  # 6.02 dB to its digits
     answer = PublishedAnswer(
         "robust stability margin", lo, hi, 0.0, None, 0.0,
@@ -241,7 +254,7 @@ def allmargin_loop_gain() -> TextbookProblem:
     the published GainMargin 3.6000 (at 3.1623 rad/s) gives the margin (k = 3.6
     normalised, 3 (Gm - 1) / (Gm + 1) = 1.6957)."""
     k = ureal("k", 1.0, range=(0.5, 2.0))
-    T = _gain_loop(25.0, [1, 10, 10, 10], k)
+    T = _gain_loop([25.0], [1, 10, 10, 10], k)
     lo, hi = _gain_margin_answer(k, 3.6 - 5e-5, 3.6 + 5e-5)
     answer = PublishedAnswer(
         "robust stability margin", lo, hi, 0.0, 3.1623, 5e-5,
@@ -253,6 +266,31 @@ def allmargin_loop_gain() -> TextbookProblem:
                            "robust_stability", answer)
 
 
+def _routh_problem(name, description, numerator, denominator, k_max, example) -> TextbookProblem:
+    K = ureal("K", 3.0, range=(2.5, 5.0))
+    T = _gain_loop(numerator, denominator, K)
+    margin = float(K.normalize(k_max, warn=False))
+    answer = PublishedAnswer(  # an exact published limit: 1e-6 relative is "its digits"
+        "robust stability margin", margin, margin, 1e-6 * margin, None, 0.0,
+        f"A. Nagoor Kani, Control Systems, 3rd ed. (2015), Example {example}, via the FOSSEE Scilab "
+        f"Textbook Companion (Scilab-TBC-Uploads 3885/CH5/EX{example}): stable for 0 < K < {k_max:g}; "
+        "margin = normalised K at the upper limit for K in [2.5, 5]",
+    )
+    return TextbookProblem(name, description, T, "robust_stability", answer)
+
+
+def routh_third_order_loop() -> TextbookProblem:
+    """Unity feedback around ``K / (s (s + 1) (s + 2))``: stable for 0 < K < 6."""
+    return _routh_problem("routh_third_order_loop", "Routh range of K, K/(s(s+1)(s+2))", [1.0],
+                          [1, 3, 2, 0], 6.0, "5.9")
+
+
+def routh_nonminimum_phase_loop() -> TextbookProblem:
+    """Unity feedback around ``K (1 - s) / (s (s^2 + 5 s + 9))``: stable for 0 < K < 7.5."""
+    return _routh_problem("routh_nonminimum_phase_loop", "Routh range of K, K(1-s)/(s(s^2+5s+9))", [-1.0, 1.0],
+                          [1, 5, 9, 0], 7.5, "5.12")
+
+
 def textbook_problems() -> list[TextbookProblem]:
     """All problems, in a fixed order (construction takes milliseconds)."""
     return [
@@ -262,4 +300,6 @@ def textbook_problems() -> list[TextbookProblem]:
         uncertain_damping(),
         margin_loop_gain(),
         allmargin_loop_gain(),
+        routh_third_order_loop(),
+        routh_nonminimum_phase_loop(),
     ]
