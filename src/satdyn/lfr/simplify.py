@@ -11,12 +11,16 @@ point, so poles, internal stability and every evaluation stay exactly what they 
 * **dead channels**: a Delta channel that no input or state reaches, or that reaches
   no output or state (in the sparsity graph of the Delta loop), carries ``w = 0`` and
   is deleted -- ``0 * p`` is the constant 0;
-* **equal rows** (same parameter): ``z_j = c z_i`` identically gives ``w_j = c w_i``,
-  so channel ``j`` is folded into ``i`` (column ``i`` += ``c`` column ``j``) -- one
-  parameter expression fed by the same signal is one set of channels;
-* **equal columns** (same parameter): ``w_i`` and ``w_j`` act only through
-  ``w_i + c w_j = delta (z_i + c z_j)``, so row ``i`` += ``c`` row ``j`` and ``j`` is
-  deleted -- a common factor of a sum (``(k/m) x1 - (k/m) x2``) is shared.
+* **equal rows** (same parameter): if row ``j`` is ``c`` times row ``i`` outside the
+  pair's own 2x2 loop ``M_pp`` and ``[1, c]^T`` is an eigenvector of ``M_pp``, then
+  ``z_j = c z_i`` and ``w_j = c w_i``, so channel ``j`` is folded into ``i`` (column
+  ``i`` += ``c`` column ``j``) -- one parameter expression fed by the same signal is
+  one set of channels;
+* **equal columns** (same parameter, the transpose): ``w_i`` and ``w_j`` act only
+  through ``w_i + c w_j``, so row ``i`` += ``c`` row ``j`` and ``j`` is deleted -- a
+  common factor of a sum (``(k/m) x1 - (k/m) x2``) is shared.
+The 2x2 condition holds for every pair when the parameter's block loop is ``lambda I``
+(the self-loops of inverses and of asymmetric ranges).
 
 Each is an exact special case of the 1-D Kalman reduction of :func:`satdyn.lfr.reduce`
 (a rank-1 dependence found by comparing normalised rows), keeps the coordinates of
