@@ -236,6 +236,8 @@ def _reduce_delta_only(lfr: LFR, tol: float, method: str) -> LFR:
     static = LFR._make(lfr._M[np.ix_(rows, cols)], lfr._labels[nx:], [f"i{i}" for i in range(nx + lfr.ninputs)],
                        [f"o{i}" for i in range(nx + lfr.noutputs)], canonical=False, simplify=False)
     red = _reduce(static, tol, method)
+    if red is static:
+        return lfr  # nothing removed
     nd = red.ndelta
     back_r = np.r_[nd:nd + nx, 0:nd, nd + nx:red._M.shape[0]]
     back_c = np.r_[nd:nd + nx, 0:nd, nd + nx:red._M.shape[1]]
