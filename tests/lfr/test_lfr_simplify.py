@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from satdyn.lfr import (LFR, as_lfr, auto_simplify, feedback, hstack, reduce, simplify, ss, ureal,
-                        vstack)
+from satdyn.lfr import (LFR, as_lfr, auto_simplify, feedback, hstack, interconnect, lft, reduce, simplify,
+                        ss, ureal, vstack)
 
 PARAMS = [
     ureal("a", 1.0, percent=50),                 # symmetric: no self-loop
@@ -99,7 +99,8 @@ def models(draw):
     A = [[entry() for _ in range(n)] for _ in range(n)]
     B = [[entry()] for _ in range(n)]
     C = [[entry() for _ in range(n)]]
-    wrap = draw(st.sampled_from(["none", "feedback", "stack", "product", "zero", "difference", "select"]))
+    wrap = draw(st.sampled_from(["none", "feedback", "stack", "product", "zero", "difference", "select",
+                                 "inverse", "interconnect", "lft"]))
     return A, B, C, wrap
 
 
@@ -119,6 +120,13 @@ def _build(recipe_model):
         return vstack([G - G, G])
     if wrap == "select":
         return vstack([G, 0.5 * G])[1, :]
+    if wrap == "inverse":
+        return (G + 2.0).inv()
+    if wrap == "interconnect":  # unity feedback by signal names
+        summer = as_lfr(np.array([[1.0, -1.0]])).rename(inputs=["r", "y"], outputs="e")
+        return interconnect([G.rename(inputs="e", outputs="y"), summer], inputs=["r"], outputs=["y"])
+    if wrap == "lft":  # lower LFT of [[G, G], [G, G]] closed by 0.2
+        return lft(vstack([hstack([G, G]), hstack([G, G])]), as_lfr(0.2))
     return G
 
 
