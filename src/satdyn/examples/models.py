@@ -78,13 +78,13 @@ def flexible_spacecraft(n_modes: int = 3) -> LFR:
     closed by the PD law ``u = -(kp y + kd y')`` realised on the rigid states.
 
     Uncertain: hub inertia ``J`` (+-10 % around 100 kg m^2), modal frequencies
-    ``omega{i}`` (+-20 % around 2, 5, 11, ... rad/s), damping ``zeta{i}`` (0.005, range
+    ``omega{i}`` (+-20 % around 2, 5, 12.5, ... rad/s), damping ``zeta{i}`` (0.005, range
     0.002-0.01).
     """
     if not isinstance(n_modes, int) or n_modes < 0:
         raise ValueError(f"`n_modes` must be a non-negative int; got {n_modes!r}")
     J = ureal("J", 100.0, percent=10)
-    omega = [ureal(f"omega{i + 1}", 2.0 + 3.0 * i * (i + 1) / 2 + 3.0 * i, percent=20) for i in range(n_modes)]
+    omega = [ureal(f"omega{i + 1}", 2.0 * 2.5**i, percent=20) for i in range(n_modes)]
     zeta = [ureal(f"zeta{i + 1}", 0.005, range=(0.002, 0.01)) for i in range(n_modes)]
     phi = [0.3 / (i + 1) for i in range(n_modes)]
     n = 2 + 2 * n_modes
