@@ -308,12 +308,12 @@ class LFR:
             return NotImplemented
         if other.shape != (1, 1):
             raise TypeError(f"LFR / x needs x scalar or 1x1; got shape {other.shape} (use @ with .inv())")
-        return _multiply(self, other.inv())
+        return _multiply(self, other.inv(), divisor_last=True)
 
     def __rtruediv__(self, other):
         if self.shape != (1, 1):
             raise TypeError(f"x / LFR needs a 1x1 LFR; got shape {self.shape} (use .inv())")
-        return _multiply(other, self.inv())
+        return _multiply(other, self.inv(), divisor_last=True)
 
     def __pow__(self, exponent):
         if not isinstance(exponent, (int, np.integer)):
@@ -546,7 +546,22 @@ def _scale(x: LFR, factor: float) -> LFR:
     return LFR._make(M, x._labels, x._inputs, x._outputs, x._igroups, x._ogroups, canonical=False)
 
 
-def _multiply(a, b) -> LFR:
+def _right_outermost(a: LFR, b: LFR, divisor_last: bool) -> bool:
+    """Nesting of a product of two 1x1 LFRs ``a * b`` (default: ``a`` outermost).
+
+    * ``a / b``: the divisor's inverse outermost, so a common denominator written last
+      (``k/m1 x1 - k/m1 x2 + u/m1``) folds into one channel;
+    * two factors of one parameter each: the parameter whose name sorts first outermost,
+      so ``omega * omega`` and ``2 zeta * omega`` share their outer ``omega``.
+    """
+    if divisor_last:
+        return True
+    if len(a._blocks) == 1 and len(b._blocks) == 1:
+        return b._blocks[0].name < a._blocks[0].name
+    return False
+
+
+def _multiply(a, b, divisor_last: bool = False) -> LFR:
     if _is_scalar(a) and isinstance(b, LFR):
         return _scale(b, float(np.asarray(a).reshape(())))
     if _is_scalar(b) and isinstance(a, LFR):
@@ -554,10 +569,9 @@ def _multiply(a, b) -> LFR:
     ca, cb = _coerce(a), _coerce(b)
     if ca is NotImplemented or cb is NotImplemented:
         return NotImplemented
-    if ca.shape == (1, 1) and cb.shape == (1, 1):
-        # Scalars commute; the right factor is realised outermost (applied last), so a
-        # common denominator written last (k/m1 x1 - k/m1 x2 + u/m1) has its channels
-        # folded into one by the automatic simplification.
+    if ca.shape == (1, 1) and cb.shape == (1, 1) and _right_outermost(ca, cb, divisor_last):
+        # Scalars commute: realise the product so that equal expressions get equal
+        # nesting, which the automatic simplification can then share (see _right_outermost).
         return (cb @ ca)._with_names(ca._inputs, cb._outputs, ca._igroups, cb._ogroups)
     if ca.shape == (1, 1):
         scalar, other = ca, cb
