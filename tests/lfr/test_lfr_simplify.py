@@ -264,3 +264,13 @@ def test_auto_simplify_rejects_a_non_bool():
     with pytest.raises(TypeError, match="enabled"):
         with auto_simplify(1):
             pass
+
+
+def test_modal_row_shares_the_outer_frequency():
+    # -omega^2 and -2 zeta omega: one-parameter factors are nested in name order, so both
+    # entries have omega outermost and share it: omega x 2 (the minimum, spec 000a 2.6.3), zeta x 1.
+    w, z = ureal("omega", 8.0, percent=20), ureal("zeta", 0.005, range=(0.002, 0.01))
+    G = ss([[0.0, 1.0], [-(w * w), -2 * z * w]], [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]])
+    assert G.occurrences == {"omega": 2, "zeta": 1}
+    v = {"omega": 7.1, "zeta": 0.009}
+    assert np.allclose(G.evaluate(v).A, [[0, 1], [-7.1**2, -2 * 0.009 * 7.1]], rtol=1e-12)
