@@ -14,7 +14,7 @@ For each problem of ``satdyn.examples.textbook`` (written entry by entry, as a u
 
 Both contestants run with one BLAS thread, in the same process.
 
-Run:  PYTHONPATH=src python benchmarks/bench_textbook.py [--repeat 3] [--grid 30]
+Run:  PYTHONPATH=src python benchmarks/bench_textbook.py [--repeat 3] [--grid 30] [--problems NAME ...]
 """
 
 import argparse
@@ -78,11 +78,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="calls per timing (median)")
     parser.add_argument("--grid", type=int, default=30, help="frequencies of the LMI route")
+    parser.add_argument("--problems", nargs="*", default=None, help="names to run (default: all)")
     args = parser.parse_args(argv)
+    builders = [b for b in BUILDERS if args.problems is None or b.__name__ in args.problems]
 
     print(f"{'problem':30s} {'published':>17s} {'satdyn [lower, upper]':>24s} {'w_c pub':>9s} {'w_c':>9s} "
           f"{'raw/built/reduce':>16s} {'t satdyn':>9s} {'LMI margin':>10s} {'t LMI':>8s} {'ratio':>6s}")
-    for build in BUILDERS:
+    for build in builders:
         problem = build()
         with auto_simplify(False):
             raw = build().lfr.ndelta
