@@ -7,7 +7,8 @@ appendage (the interface grid of its FE model), in SI units and one stated frame
 * ``L_P`` (n, 6): participation factors of the mass-normalised modes at P, columns
   [Tx Ty Tz Rx Ry Rz] (units sqrt(kg) and sqrt(kg) m), ``L_P[j] = phi_j^T M D_r``;
 * ``ports``: other points C with their position ``r`` (3,) from P [m] and mode shapes
-  ``Phi`` (6, n) (units m/sqrt(kg) and rad/sqrt(kg));
+  ``Phi`` (6, n) of the mass-normalised modes (per unit modal coordinate of sqrt(kg) m:
+  translations 1/sqrt(kg), rotations 1/(sqrt(kg) m));
 * ``D_P`` (6, 6) rigid mass matrix at P, or None when the model file gives it.
 
 Table files (``read_modal_table``):
@@ -83,7 +84,7 @@ def si_factors(length_unit: str, mass_unit: str):
     s_l, s_m = LENGTH_UNITS[length_unit], MASS_UNITS[mass_unit]
     sq = np.sqrt(s_m)
     L = np.r_[np.full(3, sq), np.full(3, sq * s_l)]
-    Phi = np.r_[np.full(3, s_l / sq), np.full(3, 1.0 / sq)]
+    Phi = np.r_[np.full(3, 1.0 / sq), np.full(3, 1.0 / (sq * s_l))]
     lever = np.r_[np.ones(3), np.full(3, s_l)]
     D = s_m * np.outer(lever, lever)
     return L, Phi, s_l, D
