@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
     "detumbling": "satdyn.cli.detumbling",
     "equilibrium": "satdyn.cli.equilibrium",
     "freefloating": "satdyn.cli.freefloating",
+    "model": "satdyn.cli.model",
 }
 
 
