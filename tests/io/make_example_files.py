@@ -197,8 +197,29 @@ def telecom_doc():
                            "kp": [round(J_total * wc ** 2, 3)] * 3, "kd": [round(2 * 0.7 * J_total * wc, 3)] * 3}}
 
 
+#: the SYNTHETIC solar-array wing of the NASTRAN tutorial: a 5 m x 2 m sandwich panel as a beam
+ARRAY_BEAM = {"n_elements": 24, "length": 5.0, "n_modes": 6, "E": 5e9, "G": 2e9, "width": 2.0,
+              "thickness": 0.02, "rho": 225.0}
+
+
+def write_array_f06(path):
+    """An F06 (MSC layout, MAX-normalised eigenvectors) of the SYNTHETIC array beam clamped at grid 1."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from beam import beam_modes
+    from f06_writer import normalise, write_f06
+
+    b = beam_modes(**ARRAY_BEAM)
+    printed, gen = normalise(b.shapes, b.M, "MAX")
+    gamma = printed.reshape(b.omega.size, -1) @ b.M @ b.D_r / gen[:, None]
+    write_f06(path, b.omega, printed, gen, np.arange(1, ARRAY_BEAM["n_elements"] + 2), gamma,
+              gamma ** 2 * gen[:, None], layout="MSC", rigid_mass=b.D_P)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
+    write_array_f06(OUT / "synthetic_array_beam.f06")
     for name, make in (("hub_two_arrays", hub_two_arrays_doc), ("robotic_arm", robotic_arm_doc),
                        ("assembly_spacecraft", assembly_doc), ("telecom", telecom_doc)):
         save_model(make(), OUT / f"{name}.yaml")
