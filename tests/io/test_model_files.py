@@ -232,3 +232,10 @@ def test_base_document_builds():
     # the mutations above start from a valid file
     built = build_model(loads_model(BASE))
     assert set(built.parameters) == {"m", "a"} and built.lfr.shape == (6, 6)
+
+
+def test_modal_tables_report_parameter_nominals():
+    # a frequency given as a parameter appears in the built model's modal table at its nominal
+    built = build_model(load_model(example_path("hub_two_arrays")))
+    w = built.modal["array_plus_y"].frequencies
+    assert np.isclose(w[0], built.parameters["array_plus_y.omega1"].nominal) and np.all(np.isfinite(w))

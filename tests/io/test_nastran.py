@@ -158,3 +158,18 @@ def test_op2_needs_pynastran_or_reads(tmp_path):
             read_op2(tmp_path / "x.op2")
     else:
         pytest.skip("pyNastran is installed: the OP2 path is exercised in its own environment")
+
+
+def test_shipped_f06_is_the_synthetic_array_beam():
+    # the tutorial's F06 (satdyn/data/models) holds the modes of tests/io/make_example_files.ARRAY_BEAM
+    from satdyn.io import example_path
+
+    from .make_example_files import ARRAY_BEAM
+
+    b = beam_modes(**ARRAY_BEAM)
+    n = ARRAY_BEAM["n_elements"]
+    table = modal_table_from_nastran(example_path("telecom").parent / "synthetic_array_beam.f06", 1,
+                                     ports={"tip": {"grid": n + 1, "r": [ARRAY_BEAM["length"], 0, 0]}})
+    assert np.allclose(table.frequencies, b.omega, rtol=1e-6)
+    sign = np.sign(np.sum(table.L_P * b.L_P, axis=1) + np.sum(table.ports["tip"]["Phi"].T * b.shapes[:, -1], axis=1))
+    assert np.abs(table.L_P * sign[:, None] - b.L_P).max() <= RTOL * np.abs(b.L_P).max()

@@ -259,6 +259,7 @@ def flexible_data(spec: ModelSpec, i: int):
 
 def build_model(spec: ModelSpec) -> BuiltModel:
     """Build the blocks of a validated description and connect them (module docstring)."""
+    from .modal import ModalTable
     from ..titop import (ConnectionError, actuated_revolute_joint, connect, flexible_body, frame_change,
                          prismatic_joint, revolute_joint, rigid_body)
 
@@ -286,6 +287,8 @@ def build_model(spec: ModelSpec) -> BuiltModel:
                     raise spec.error(("bodies", i, "frequency_parameters", mode),
                                      f"a mode number in 1..{len(freqs)}")
                 freqs[int(mode) - 1] = params[pname]
+            nominal = np.array([w.nominal if hasattr(w, "nominal") else w for w in freqs], float)
+            table = ModalTable(nominal, table.damping, table.L_P, table.frame, table.ports, table.D_P, table.source)
             modal[b["name"]] = table
             blocks[b["name"]] = flexible_body(b["name"], table.D_P, freqs, table.damping, table.L_P,
                                               table.children(), parent=b.get("parent", "P"),
