@@ -239,15 +239,13 @@ def loop_margins(plant, controller, *, frequencies=None, n_samples: int = 0, see
     skew : float in [-1, 1]      0: balanced disk (gain increase and decrease alike)
     multiloop : bool             compute the multiloop (simultaneous) disk margins (mu)
     """
-    from ..lfr import LFR
-
     K = _as_ss(controller, "controller")
     if not -1.0 <= float(skew) <= 1.0:
         raise ValueError(f"`skew` must be in [-1, 1]; got {skew!r}")
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
         raise ValueError(f"`n_samples` must be an integer >= 0; got {n_samples!r}")
     values = {}
-    if isinstance(plant, LFR):
+    if hasattr(plant, "blocks") and hasattr(plant, "evaluate_batch"):      # a satdyn LFR (contract)
         from .responses import _draw, _select
 
         plant = _select(plant, None, None, at)
