@@ -52,11 +52,12 @@ def test_mimo_multiloop_disk_margin_equals_python_control():
     w = np.logspace(-1, 3, 1000)      # 1000 points: none on the imaginary-axis poles +-10j
     res = loop_margins(P, K, frequencies=w).nominal
     # python-control bounds mu with slycot's AB13MD, we with satdyn.robust.mussv: both D-scaling
-    # upper bounds of complex scalar blocks, exact for 2 blocks; 1e-6 relative
+    # upper bounds of complex scalar blocks (exact for 2 blocks), each optimised to ~1e-4
+    # relative (docs/robust.md), hence 2e-4
     dm_in, _, _ = control.disk_margins(K * P, w)
     dm_out, _, _ = control.disk_margins(P * K, w)
-    assert np.isclose(res.multiloop_disk_input, dm_in, rtol=1e-6)
-    assert np.isclose(res.multiloop_disk_output, dm_out, rtol=1e-6)
+    assert np.isclose(res.multiloop_disk_input, dm_in, rtol=2e-4)
+    assert np.isclose(res.multiloop_disk_output, dm_out, rtol=2e-4)
     # loop at a time: the diagonal of S_i = (I + K P)^-1 from python-control's evaluation of K P
     for k in range(2):
         S = np.array([np.linalg.inv(np.eye(2) + (K * P)(1j * x))[k, k] for x in w])
