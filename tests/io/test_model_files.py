@@ -239,3 +239,56 @@ def test_modal_tables_report_parameter_nominals():
     built = build_model(load_model(example_path("hub_two_arrays")))
     w = built.modal["array_plus_y"].frequencies
     assert np.isclose(w[0], built.parameters["array_plus_y.omega1"].nominal) and np.all(np.isfinite(w))
+
+
+JOINTS_FILE = """\
+satdyn_model: 1
+name: joints
+bodies:
+  - {name: hub, type: rigid, mass: 200.0, inertia: [[50, 0, 0], [0, 60, 0], [0, 0, 70]],
+     ports: {A: [0.5, 0, 0], B: [-0.5, 0, 0], C: [0, 0, 0.5]}}
+  - {name: arm, type: rigid, mass: 5.0, inertia: [[0.1, 0, 0], [0, 0.4, 0], [0, 0, 0.4]],
+     ports: {P: [-0.3, 0, 0]}, direct: P, com_port: null, frame: arm}
+  - {name: sled, type: rigid, mass: 8.0, inertia: [[0.2, 0, 0], [0, 0.2, 0], [0, 0, 0.2]],
+     ports: {P: [0, 0, -0.1]}, direct: P, com_port: null, frame: sled}
+  - {name: box, type: rigid, mass: 3.0, inertia: [[0.05, 0, 0], [0, 0.05, 0], [0, 0, 0.05]],
+     ports: {P: [0, 0, 0.2]}, direct: P, com_port: null, frame: box}
+joints:
+  - {name: motor, type: actuated_revolute, axis: [0, 0, 1], angle: 0.3, rotor_inertia: 0.02,
+     stiffness: 4.0, damping: 0.5, frames: [hub, arm]}
+  - {name: slide, type: prismatic, axis: [1, 0, 0], slider_mass: 0.5, stiffness: 30.0, damping: 2.0,
+     frames: [hub, sled]}
+  - {name: tilt, type: frame_change, P_cp: [[0, -1, 0], [1, 0, 0], [0, 0, 1]], frames: [hub, box]}
+connections:
+  - [hub.A, motor.parent]
+  - [motor.child, arm.P]
+  - [hub.B, slide.parent]
+  - [slide.child, sled.P]
+  - [hub.C, tilt.parent]
+  - [tilt.child, box.P]
+external: [hub.G]
+inputs: ["motor:Tm", "slide:Tm"]
+outputs: ["motor:q", "slide:q"]
+"""
+
+
+def test_joint_types_equal_python_build():
+    # oracle: the same blocks built and connected with satdyn.titop directly
+    from satdyn.titop import actuated_revolute_joint, frame_change, prismatic_joint
+
+    built = build_model(loads_model(JOINTS_FILE))
+    J = lambda *d: np.diag(d)  # noqa: E731
+    blocks = [rigid_body("hub", 200.0, J(50, 60, 70), {"A": [0.5, 0, 0], "B": [-0.5, 0, 0], "C": [0, 0, 0.5]}),
+              rigid_body("arm", 5.0, J(0.1, 0.4, 0.4), {"P": [-0.3, 0, 0]}, direct="P", com_port=None, frame="arm"),
+              rigid_body("sled", 8.0, J(0.2, 0.2, 0.2), {"P": [0, 0, -0.1]}, direct="P", com_port=None, frame="sled"),
+              rigid_body("box", 3.0, J(0.05, 0.05, 0.05), {"P": [0, 0, 0.2]}, direct="P", com_port=None, frame="box"),
+              actuated_revolute_joint("motor", [0, 0, 1], 0.3, rotor_inertia=0.02, stiffness=4.0, damping=0.5,
+                                      frames=("hub", "arm")),
+              prismatic_joint("slide", [1, 0, 0], slider_mass=0.5, stiffness=30.0, damping=2.0, frames=("hub", "sled")),
+              frame_change("tilt", np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]]), frames=("hub", "box"))]
+    ref = connect(blocks, [("hub.A", "motor.parent"), ("motor.child", "arm.P"), ("hub.B", "slide.parent"),
+                           ("slide.child", "sled.P"), ("hub.C", "tilt.parent"), ("tilt.child", "box.P")],
+                  external=["hub.G"], inputs=["motor:Tm", "slide:Tm"], outputs=["motor:q", "slide:q"]).lfr
+    assert built.lfr.input_names == ref.input_names and built.lfr.output_names == ref.output_names
+    _compare(built.lfr, ref, {}, OMEGA)
+    assert built.lfr.nstates == 4          # the revolute and the prismatic DOF, two states each
