@@ -109,3 +109,17 @@ def test_model_study_bad_arguments(tmp_path, kwargs, match):
     path.write_text(SMALL)
     with pytest.raises(ValueError, match=match):
         model_study(path, **kwargs)
+
+
+@pytest.mark.slow
+def test_cli_model_telecom_example(tmp_path):
+    # the shipped telecom example end to end (~2 min on one core): the summary's mass is the sum
+    # of the bodies' masses in the file, and the robust results are consistent bounds
+    out = tmp_path / "out"
+    assert main(["model", str(example_path("telecom")), "--out", str(out), "--samples", "5", "--quiet"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert np.isclose(data["mass"], 2800.0 + 2 * 90.0 + 40.0, rtol=1e-9)
+    rs = data["closed_loop"]["robust_stability"]["results"][0]
+    wc = data["closed_loop"]["worst_case_gain"]["results"][0]
+    assert rs["nominal_stable"] and 1.0 < rs["lower"] <= rs["upper"]
+    assert wc["nominal_gain"] <= wc["lower"] * (1 + 1e-9) and wc["lower"] <= wc["upper"] * (1 + 1e-6)
