@@ -123,3 +123,14 @@ def test_cli_model_telecom_example(tmp_path):
     wc = data["closed_loop"]["worst_case_gain"]["results"][0]
     assert rs["nominal_stable"] and 1.0 < rs["lower"] <= rs["upper"]
     assert wc["nominal_gain"] <= wc["lower"] * (1 + 1e-9) and wc["lower"] <= wc["upper"] * (1 + 1e-6)
+
+
+def test_assembly_file_total_mass():
+    # the zero-frequency mass at B.G of the assembly spacecraft file equals the data's total
+    # mass (hub + array + 26 tiles + robot, satdyn.titop.data), a sum that never sees the LFR
+    from satdyn.titop.data import load_assembly_spacecraft
+
+    built = build_model(load_model(example_path("assembly_spacecraft")))
+    m, _, J = mass_summary(built.lfr, built.system.ports["B.G"])
+    assert np.isclose(m, load_assembly_spacecraft().total_mass, rtol=1e-9)
+    assert np.all(np.linalg.eigvalsh(J) > 0)
