@@ -210,21 +210,28 @@ def read_op2(path):
                           "with numpy < 2 (pyNastran 1.4 requires it); or write the F06 text output "
                           "(ECHO/PRINT) and use read_f06") from None
     op2 = _pyn_read_op2(str(path), build_dataframe=False, debug=None)
-    if not op2.eigenvectors or not op2.eigenvalues:
-        raise ModelFileError(path, "eigenvectors", "eigenvalues and eigenvectors of a SOL 103 run in the OP2 file")
+    if not op2.eigenvectors:
+        raise ModelFileError(path, "eigenvectors", "the eigenvectors (OUGV1) of a SOL 103 run in the OP2 file")
     ev = op2.eigenvectors[sorted(op2.eigenvectors)[0]]
-    table = op2.eigenvalues[sorted(op2.eigenvalues)[0]]
     grids = {int(g): np.asarray(ev.data[:, i, :6], float) for i, (g, _) in enumerate(ev.node_gridtype)}
+    if op2.eigenvalues:
+        table = op2.eigenvalues[sorted(op2.eigenvalues)[0]]
+        modes, lam = np.asarray(table.mode, int), np.asarray(table.eigenvalues, float)
+        radians, cycles = np.asarray(table.radians, float), np.asarray(table.cycles, float)
+        gen_m, gen_k = np.asarray(table.generalized_mass, float), np.asarray(table.generalized_stiffness, float)
+    else:
+        # no LAMA table: modes and eigenvalues from the eigenvector table; generalised masses
+        # unknown (NaN), which modal_table_from_nastran refuses
+        modes, lam = np.asarray(ev.modes, int), np.asarray(ev.eigns, float)
+        radians = np.sqrt(np.abs(lam))
+        cycles, gen_m, gen_k = radians / (2 * np.pi), np.full(lam.size, np.nan), np.full(lam.size, np.nan)
     rigid, ref = None, None
     if getattr(op2, "grid_point_weight", None):
         gpw = next(iter(op2.grid_point_weight.values()))
         rigid, ref = np.asarray(gpw.MO, float), int(gpw.reference_point)
-    # MEFFMASS participation factors are not part of the OP2 tables pyNastran reads: they stay
-    # None, and modal_table_from_nastran asks for the F06 (or computes nothing silently).
-    return F06Results(np.asarray(table.mode, int), np.asarray(table.eigenvalues, float),
-                      np.asarray(table.radians, float), np.asarray(table.cycles, float),
-                      np.asarray(table.generalized_mass, float), np.asarray(table.generalized_stiffness, float),
-                      grids, None, None, ref, rigid, "OP2")
+    # MEFFMASS participation factors are not among the OP2 tables pyNastran reads: they stay
+    # None, and modal_table_from_nastran asks for the F06 tables.
+    return F06Results(modes, lam, radians, cycles, gen_m, gen_k, grids, None, None, ref, rigid, "OP2")
 
 
 def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = None, modes=None,
@@ -253,8 +260,8 @@ def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = 
     res = read_op2(p) if p.suffix.lower() == ".op2" else read_f06(p, subcase)
     keep = np.arange(res.modes.size) if modes is None else _mode_rows(res, modes, p)
     m_gen = res.generalized_mass[keep]
-    if np.any(m_gen <= 0):
-        raise ModelFileError(p, "generalized mass", "positive generalised masses")
+    if not np.all(m_gen > 0):
+        raise ModelFileError(p, "generalized mass", "positive generalised masses (the real eigenvalue table)")
     if res.participation_factors is None or np.isnan(res.participation_factors[keep]).any():
         raise ModelFileError(p, "MODAL PARTICIPATION FACTORS",
                              "participation factors of every kept mode (case control MEFFMASS(PRINT, PARTFAC))")
