@@ -207,8 +207,8 @@ def write_array_f06(path):
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from beam import beam_modes
-    from f06_writer import normalise, write_f06
+    from io_beam_fe import beam_modes
+    from io_f06_writer import normalise, write_f06
 
     b = beam_modes(**ARRAY_BEAM)
     printed, gen = normalise(b.shapes, b.M, "MAX")

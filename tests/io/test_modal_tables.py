@@ -10,8 +10,8 @@ from satdyn.io import ModelFileError, build_model, loads_model, read_modal_table
 from satdyn.io.modal import ModalTable
 from satdyn.titop import flexible_body
 
-from .beam import beam_modes
-from .f06_writer import normalise, write_f06
+from .io_beam_fe import beam_modes
+from .io_f06_writer import normalise, write_f06
 
 
 def _table():

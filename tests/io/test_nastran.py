@@ -9,8 +9,8 @@ import pytest
 from satdyn.io import ModelFileError, modal_table_from_nastran, read_f06, read_op2
 from satdyn.titop import flexible_body
 
-from .beam import beam_modes
-from .f06_writer import normalise, write_f06
+from .io_beam_fe import beam_modes
+from .io_f06_writer import normalise, write_f06
 
 N_EL, LENGTH, N_MODES = 20, 2.0, 6
 # F06 prints 7 significant digits (E13.6): every number carries a relative rounding of at most

@@ -24,8 +24,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from beam import beam_modes  # noqa: E402
-from f06_writer import normalise  # noqa: E402
+from io_beam_fe import beam_modes  # noqa: E402
+from io_f06_writer import normalise  # noqa: E402
 
 N_EL, LENGTH, N_MODES = 8, 2.0, 4
 
