@@ -292,3 +292,59 @@ def test_joint_types_equal_python_build():
     assert built.lfr.input_names == ref.input_names and built.lfr.output_names == ref.output_names
     _compare(built.lfr, ref, {}, OMEGA)
     assert built.lfr.nstates == 4          # the revolute and the prismatic DOF, two states each
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@st.composite
+def _chain_documents(draw):
+    """Random valid descriptions: a rigid hub and a chain of k flexible/rigid appendages on revolute
+    or locked joints, random masses, inertias (diagonal, positive), modes and parameters."""
+    k = draw(st.integers(1, 3))
+    pos = st.floats(0.5, 50.0)
+    coord = st.floats(-2.0, 2.0)
+    vec = st.lists(coord, min_size=3, max_size=3)
+    doc = {"satdyn_model": 1, "name": "rand", "parameters": [], "joints": [], "connections": [],
+           "bodies": [{"name": "hub", "type": "rigid", "mass": draw(pos),
+                       "inertia": np.diag([draw(pos) for _ in range(3)]).tolist(),
+                       "ports": {f"P{i}": draw(vec) for i in range(k)}}], "external": ["hub.G"]}
+    for i in range(k):
+        joint = {"name": f"j{i}", "type": "revolute", "axis": draw(st.sampled_from([[1, 0, 0], [0, 1, 0], [0, 0, 1]])),
+                 "angle": draw(st.floats(-3.0, 3.0)), "frames": ["hub", f"f{i}"]}
+        if draw(st.booleans()):
+            doc["parameters"].append({"name": f"a{i}", "kind": "varying", "nominal": 0.0, "range": [-3.0, 3.0],
+                                      "transform": "tan_quarter"})
+            joint["angle"] = f"a{i}"
+        doc["joints"].append(joint)
+        m = draw(st.floats(1.0, 20.0))
+        body = {"name": f"b{i}", "frame": f"f{i}"}
+        if draw(st.booleans()):
+            # one mode whose effective masses are a fraction of the body's mass: positive residual mass
+            frac = draw(st.floats(0.1, 0.8))
+            body.update(type="flexible", mass_properties={"mass": m, "r_P_com": [0.0, 0.0, 0.0],
+                                                          "inertia_at_com": np.diag([m, m, m]).tolist()},
+                        modes={"frequencies_hz": [draw(st.floats(0.1, 5.0))], "damping": 0.01,
+                               "L_P": [[float(np.sqrt(frac * m)), 0, 0, 0, 0, 0]]})
+            port = "P"
+        else:
+            body.update(type="rigid", mass=m, inertia=np.diag([m, m, m]).tolist(), ports={"P": draw(vec)},
+                        direct="P", com_port=None)
+            port = "P"
+        doc["bodies"].append(body)
+        doc["connections"] += [[f"hub.P{i}", f"j{i}.parent"], [f"j{i}.child", f"b{i}.{port}"]]
+    return doc
+
+
+@given(_chain_documents())
+def test_round_trip_random_models(tmp_path_factory, doc):
+    # model -> YAML file -> model: the same document and the same LFR (matrices bit for bit)
+    from satdyn.io import model_from_dict
+
+    spec = model_from_dict(doc)
+    path = tmp_path_factory.mktemp("rt") / "m.yaml"
+    save_model(spec, path)
+    again = load_model(path)
+    assert again.document == spec.document
+    a, b = build_model(spec).lfr, build_model(again).lfr
+    assert np.array_equal(a.D, b.D) and np.array_equal(a.A, b.A) and a.input_names == b.input_names
