@@ -134,3 +134,20 @@ def test_assembly_file_total_mass():
     m, _, J = mass_summary(built.lfr, built.system.ports["B.G"])
     assert np.isclose(m, load_assembly_spacecraft().total_mass, rtol=1e-9)
     assert np.all(np.linalg.eigvalsh(J) > 0)
+
+
+@pytest.mark.parametrize("at, match", [("drive=abc", "--at"), ("=1.0", "--at"), ("nope=1.0", "at")])
+def test_cli_model_bad_at(tmp_path, capsys, at, match):
+    # a bad --at is refused with exit status 2 and a message naming the option
+    assert main(["model", str(example_path("hub_two_arrays")), "--out", str(tmp_path / "o"), "--samples", "0",
+                 "--quiet", "--at", at]) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_cli_model_at_changes_the_schedule(tmp_path):
+    # --at freezes the varying drive angle: the nominal singular values equal those of the LFR
+    # substituted at that angle (python: lfr.subs), not those at the nominal angle
+    res = model_study(example_path("hub_two_arrays"), n_samples=0, at={"array_angle": 1.2})
+    built = build_model(load_model(example_path("hub_two_arrays")))
+    G = built.lfr.subs({"array_angle": 1.2}).freqresp(res.sigma.frequencies)
+    assert np.allclose(res.sigma.nominal_sv, np.linalg.svd(G, compute_uv=False), rtol=1e-10)

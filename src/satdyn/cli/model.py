@@ -22,6 +22,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--grid", type=int, default=1, metavar="N",
                         help="points per varying parameter in the closed-loop robust analyses "
                              "(default 1: the nominal value)")
+    parser.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+                        help="value of a varying parameter (physical units, angles in rad) for the "
+                             "singular values, margins and the closed loop; repeat for several")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
 
@@ -34,7 +37,16 @@ def run(args):
         if not args.quiet:
             print(f"[{step[0]}] {message}", file=sys.stderr, flush=True)
 
-    return model_study(args.file, n_samples=args.samples, seed=args.seed, grid=args.grid, progress=progress)
+    at = {}
+    for item in args.at:
+        name, sep, value = item.partition("=")
+        try:
+            at[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--at must be NAME=VALUE with a number; got {item!r}") from None
+        if not sep or not name.strip():
+            raise ValueError(f"--at must be NAME=VALUE; got {item!r}")
+    return model_study(args.file, n_samples=args.samples, seed=args.seed, grid=args.grid, at=at, progress=progress)
 
 
 def figures(result):

@@ -134,7 +134,7 @@ def _main_port(built):
     return ports[0]
 
 
-def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, progress=None) -> ModelStudy:
+def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, at=None, progress=None) -> ModelStudy:
     """Build a model file and analyse it (module docstring).
 
     Parameters
@@ -143,7 +143,9 @@ def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, prog
     n_samples : int       uncertain samples in the singular-value and margin studies
     seed : int
     grid : int            points per varying parameter in the closed-loop robust analyses
-                          (1: the nominal value only)
+                          (1: the value of ``at`` or the nominal only)
+    at : dict, optional   values of varying parameters (physical units) for the singular
+                          values, margins and pointing response (default: nominal)
     progress : callable(message), optional
     """
     from ..robust import loop_margins, robust_stability, uncertain_frequency_response, worst_case_gain
@@ -176,8 +178,9 @@ def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, prog
     positive = sys_hz[sys_hz > 0]
     lo, hi = (positive.min() / 20, positive.max() * 5) if positive.size else (1e-2, 1e2)
     w = 2 * np.pi * np.geomspace(lo, hi, 160)
+    at = dict(at or {})
     sigma = uncertain_frequency_response(lfr, w, inputs=port.input_group, outputs=port.output_group,
-                                         n_samples=int(n_samples), seed=seed,
+                                         n_samples=int(n_samples), seed=seed, at=at,
                                          input_unit="N, N m" if port.kind == "inverse" else "m/s^2, rad/s^2",
                                          output_unit="m/s^2, rad/s^2" if port.kind == "inverse" else "N, N m")
     say(f"singular values: nominal and {n_samples} uncertain samples, worst case per frequency")
@@ -188,7 +191,7 @@ def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, prog
             raise ValueError(f"controller.port {ctrl['port']!r} must be an inverse port (torque in, acceleration out)")
         loop = attitude_closed_loop(lfr, port, ctrl["kp"], ctrl["kd"], ctrl.get("ki"))
         varying = {b.name: b.parameter for b in loop.blocks if b.parameter.kind == "varying"}
-        gridspec = {k: [p.nominal] for k, p in varying.items()} if grid == 1 else grid
+        gridspec = {k: [at.get(k, p.nominal)] for k, p in varying.items()} if grid == 1 else grid
         rs = robust_stability(loop, grid=gridspec, seed=seed)
         wc = worst_case_gain(loop, grid=gridspec, seed=seed)
         closed = {"robust_stability": rs, "worst_case_gain": wc,
@@ -197,9 +200,9 @@ def model_study(path, *, n_samples: int = 20, seed: int = 0, grid: int = 3, prog
         K = attitude_pid_controller(ctrl["kp"], ctrl["kd"], ctrl.get("ki"))
         pre = port.prefix
         plant_rot = lfr[[f"{pre}:acc[{i}]" for i in range(3, 6)], [f"{pre}:W[{i}]" for i in range(3, 6)]]
-        margins = loop_margins(plant_rot, K, n_samples=min(int(n_samples), 10), seed=seed)
+        margins = loop_margins(plant_rot, K, n_samples=min(int(n_samples), 10), seed=seed, at=at)
         wl = 2 * np.pi * np.geomspace(lo / 10, hi, 160)
-        pointing = uncertain_frequency_response(loop, wl, n_samples=int(n_samples), seed=seed, worst_case=False,
+        pointing = uncertain_frequency_response(loop, wl, n_samples=int(n_samples), seed=seed, worst_case=False, at=at,
                                                 input_unit="N m", output_unit="rad")
         say("loop margins at the plant input")
     return ModelStudy(doc["name"], built.spec.file, bool(doc.get("synthetic", False)), port.key, mass, com, J,
