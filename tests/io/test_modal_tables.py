@@ -142,3 +142,20 @@ def test_model_with_missing_f06(tmp_path):
     src = "nastran: {file: none.f06, interface_grid: 1}"
     with pytest.raises(ModelFileError, match="none.f06"):
         build_model(loads_model(MODEL.replace("{source}", src), file="m.yaml", base_dir=tmp_path))
+
+
+def test_model_with_fe_plate():
+    # a flexible body from satdyn.fe (fe_plate) equals flexible_body(**fe.port_data(...)) assembled by hand
+    from satdyn import fe
+    from satdyn.titop import connect, rigid_body
+
+    src = ("fe_plate: {length: 5.0, width: 2.0, thickness: 0.02, youngs_modulus: 5.0e9, poisson_ratio: 0.3,\n"
+           "               density: 225.0, element_size: 0.5, n_modes: 4, damping: 0.01, ports: [tip]}")
+    built = build_model(loads_model(MODEL.replace("{source}", src) + "free: [beam.tip]\n"))
+    data = fe.port_data(fe.plate(5.0, 2.0, 0.02, 5e9, 0.3, 225.0, element_size=0.5, name="beam"), ["tip"],
+                        n_modes=4, damping=0.01, frame="hub")
+    ref = connect([rigid_body("hub", 50.0, np.diag([5.0, 6, 7]), {"P1": np.array([0, 0.5, 0])}),
+                   flexible_body(**data)], [("hub.P1", "beam.P")], external=["hub.G"], free=["beam.tip"]).lfr
+    w = np.geomspace(1, 100, 6)
+    # the same numbers through the same blocks: rounding only
+    assert np.abs(built.lfr.freqresp(w) - ref.freqresp(w)).max() <= 1e-12 * np.abs(ref.freqresp(w)).max()

@@ -194,3 +194,39 @@ def test_reads_f06_written_by_pynastran():
     # without MEFFMASS tables there are no participation factors: the message says what to print
     with pytest.raises(ModelFileError, match="MEFFMASS"):
         modal_table_from_nastran(Path(__file__).parent / "data" / "beam_pynastran.f06", 1)
+
+
+def _fe_plate_data():
+    from satdyn import fe
+
+    structure = fe.plate(5.0, 2.0, 0.02, 5e9, 0.3, 225.0, element_size=0.5)
+    return fe.port_data(structure, ["tip"], n_modes=6, damping=0.005)
+
+
+def test_f06_of_an_fe_plate_equals_satdyn_fe(tmp_path):
+    # the TITOP data of a satdyn.fe plate, printed as NASTRAN would for eigenvectors normalised
+    # to 1 at the tip (POINT), read back: equal to satdyn.fe's own data to the F06's 7 digits
+    data = _fe_plate_data()
+    r_tip, Phi = data.children["tip"]
+    n = data.frequencies.size
+    s = 1.0 / Phi[np.argmax(np.abs(Phi), axis=0), np.arange(n)]        # POINT: largest tip component = 1
+    shapes = np.zeros((n, 2, 6))
+    shapes[:, 1, :] = (Phi * s).T                                       # grid 1 = P (clamped), grid 2 = tip
+    gen = s ** 2                                                        # generalised masses of s * Phi
+    gamma = data.L_P / s[:, None]
+    path = tmp_path / "plate.f06"
+    write_f06(path, data.frequencies, shapes, gen, np.array([1, 2]), gamma, data.L_P ** 2, layout="NX",
+              rigid_mass=data.D_P)
+    table = modal_table_from_nastran(path, 1, ports={"tip": {"grid": 2, "r": r_tip}}, damping=0.005)
+    assert np.allclose(table.frequencies, data.frequencies, rtol=1e-6)
+    # a mode read back carries the sign of the printed eigenvector (s < 0 flips it): L and Phi
+    # flip together, which leaves the TITOP model unchanged
+    sign = np.sign(s)
+    assert np.abs(table.L_P * sign[:, None] - data.L_P).max() <= RTOL * np.abs(data.L_P).max()
+    assert np.abs(table.ports["tip"]["Phi"] * sign - Phi).max() <= RTOL * np.abs(Phi).max()
+    assert np.abs(table.D_P - data.D_P).max() <= RTOL * np.abs(data.D_P).max()
+    # and the TITOP models agree (residual-mass cancellation costs ~2 digits: 1e-4)
+    a = flexible_body("p", table.D_P, table.frequencies, table.damping, table.L_P, table.children()).lfr
+    b = flexible_body("p", data.D_P, data.frequencies, data.damping, data.L_P, data.children).lfr
+    w = np.geomspace(0.3, 3, 6) * data.frequencies[0]
+    assert np.abs(a.freqresp(w) - b.freqresp(w)).max() <= 1e-4 * np.abs(b.freqresp(w)).max()

@@ -236,6 +236,17 @@ def flexible_data(spec: ModelSpec, i: int):
                            np.asarray(m["L_P"], float), b.get("frame", b["name"]), children, None, spec.file)
     elif "modal_file" in b:
         table = read_modal_table(spec.base_dir / b["modal_file"])
+    elif "fe_plate" in b:
+        from .. import fe
+
+        q = dict(b["fe_plate"])
+        opts = {k: q.pop(k) for k in ("n_modes", "damping", "ports") if k in q}
+        structure = fe.plate(**q, name=b["name"])
+        data = fe.port_data(structure, opts.get("ports", []), n_modes=opts.get("n_modes", 10),
+                            damping=opts.get("damping"), frame=b.get("frame", b["name"]))
+        table = ModalTable(data.frequencies, data.damping, data.L_P, data.frame,
+                           {k: {"r": r, "Phi": phi} for k, (r, phi) in data.children.items()}, data.D_P,
+                           f"satdyn.fe.plate ({structure.description})")
     else:
         from .nastran import modal_table_from_nastran
 

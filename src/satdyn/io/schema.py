@@ -96,6 +96,19 @@ _NASTRAN = {
     },
 }
 
+_FE_PLATE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["length", "width", "thickness", "youngs_modulus", "poisson_ratio", "density", "element_size"],
+    "properties": {
+        "length": _POS, "width": _POS, "thickness": _POS, "youngs_modulus": _POS,
+        "poisson_ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 0.5}, "density": _POS,
+        "element_size": _POS, "n_modes": {"type": "integer", "minimum": 1, "maximum": 40},
+        "damping": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        "ports": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
 _RIGID = {
     "type": "object",
     "additionalProperties": False,
@@ -122,6 +135,7 @@ _FLEXIBLE = {
         "modes": _INLINE_MODES,
         "modal_file": {"type": "string", "pattern": r"(?i)\.(csv|json)$"},
         "nastran": _NASTRAN,
+        "fe_plate": _FE_PLATE,
         "frequency_parameters": {"type": "object", "propertyNames": {"pattern": r"^[1-9][0-9]*$"},
                                  "additionalProperties": _PARAM_REF},
         "parent": _PORT_NAME,
@@ -129,8 +143,10 @@ _FLEXIBLE = {
         "strict": {"type": "boolean"},
     },
     "allOf": [
-        {"oneOf": [{"required": ["modes"]}, {"required": ["modal_file"]}, {"required": ["nastran"]}]},
-        {"oneOf": [{"required": ["D_P"]}, {"required": ["mass_properties"]}, {"required": ["nastran"]}]},
+        {"oneOf": [{"required": ["modes"]}, {"required": ["modal_file"]}, {"required": ["nastran"]},
+                   {"required": ["fe_plate"]}]},
+        {"oneOf": [{"required": ["D_P"]}, {"required": ["mass_properties"]}, {"required": ["nastran"]},
+                   {"required": ["fe_plate"]}]},
     ],
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -9,6 +10,21 @@ import yaml
 from .errors import ModelFileError
 
 __all__ = ["load_yaml", "read_document", "dump_yaml"]
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader reading ``5e9`` and ``5.0e9`` as floats (YAML 1.2, as JSON does);
+    YAML 1.1 would read them as strings and a modulus would fail validation."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+                |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+                |[-+]?\.(?:inf|Inf|INF)
+                |\.(?:nan|NaN|NAN))$""", re.X),
+    list("-+0123456789."))
 
 
 def _lines(node, path, out):
@@ -30,8 +46,8 @@ def load_yaml(text: str, file: str = "<string>"):
     Syntax errors become :class:`ModelFileError` with the line of the problem.
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        document = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=_Loader)
+        document = yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise ModelFileError(file, "<root>", f"invalid YAML: {exc.problem}",
