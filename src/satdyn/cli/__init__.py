@@ -44,6 +44,7 @@ SUBCOMMANDS: dict[str, str] = {
     "equilibrium": "satdyn.cli.equilibrium",
     "fe": "satdyn.cli.fe",
     "freefloating": "satdyn.cli.freefloating",
+    "model": "satdyn.cli.model",
 }
 
 
