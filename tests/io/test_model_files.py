@@ -297,17 +297,24 @@ def test_joint_types_equal_python_build():
 from hypothesis import given, strategies as st  # noqa: E402
 
 
+def _physical_inertia(second_moments):
+    a, b, c = second_moments
+    return np.diag([b + c, a + c, a + b]).tolist()
+
+
 @st.composite
 def _chain_documents(draw):
     """Random valid descriptions: a rigid hub and a chain of k flexible/rigid appendages on revolute
-    or locked joints, random masses, inertias (diagonal, positive), modes and parameters."""
+    or locked joints, random masses, physical inertias (diagonal), modes and parameters."""
     k = draw(st.integers(1, 3))
     pos = st.floats(0.5, 50.0)
     coord = st.floats(-2.0, 2.0)
     vec = st.lists(coord, min_size=3, max_size=3)
     doc = {"satdyn_model": 1, "name": "rand", "parameters": [], "joints": [], "connections": [],
            "bodies": [{"name": "hub", "type": "rigid", "mass": draw(pos),
-                       "inertia": np.diag([draw(pos) for _ in range(3)]).tolist(),
+                       # principal moments from second moments a, b, c > 0: the triangle
+                       # inequality I1 + I2 >= I3 of a physical body holds by construction
+                       "inertia": _physical_inertia([draw(pos) for _ in range(3)]),
                        "ports": {f"P{i}": draw(vec) for i in range(k)}}], "external": ["hub.G"]}
     for i in range(k):
         joint = {"name": f"j{i}", "type": "revolute", "axis": draw(st.sampled_from([[1, 0, 0], [0, 1, 0], [0, 0, 1]])),

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..io.study import model_study
 from ..plotting.uncertain import plot_loop_margins, plot_uncertain_sigma
+from ..runtime import is_quiet
 
 HELP = ("a model file (YAML/JSON: bodies, joints, modal data, parameters, ports): mass properties, modes "
         "with effective masses, Delta channels, singular values over the uncertainty and, with a "
@@ -26,7 +27,6 @@ def add_arguments(parser) -> None:
                         help="value of a varying parameter (physical units, angles in rad) for the "
                              "singular values, margins and the closed loop; repeat for several")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
 def run(args):
@@ -34,7 +34,7 @@ def run(args):
 
     def progress(message):
         step[0] += 1
-        if not args.quiet:
+        if not is_quiet():  # --quiet (added by the CLI frame) or SATDYN_QUIET
             print(f"[{step[0]}] {message}", file=sys.stderr, flush=True)
 
     at = {}

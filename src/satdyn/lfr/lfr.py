@@ -85,7 +85,8 @@ class LFR:
         self._cache = {}
 
     @classmethod
-    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True, simplify=True):
+    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True, simplify=True,
+              renumber_defaults=True):
         obj = cls.__new__(cls)
         if canonical:
             M, nx, blocks, labels = _core.canonical(M, list(labels))
@@ -101,10 +102,13 @@ class LFR:
             nx = sum(1 for lab in labels if lab is None)
             blocks = _blocks_of(labels[nx:])
         inputs, outputs = tuple(inputs), tuple(outputs)
-        if len(set(inputs)) != len(inputs) or (is_default(inputs) and inputs != default_names("u", len(inputs))):
-            inputs, igroups = default_names("u", len(inputs)), None
-        if len(set(outputs)) != len(outputs) or (is_default(outputs) and outputs != default_names("y", len(outputs))):
-            outputs, ogroups = default_names("y", len(outputs)), None
+        # Operations renumber default names (selecting y[1], y[2] gives y[0], y[1], as
+        # python-control does); names a user chose by `rename` are kept as given.
+        if renumber_defaults:
+            if len(set(inputs)) != len(inputs) or (is_default(inputs) and inputs != default_names("u", len(inputs))):
+                inputs, igroups = default_names("u", len(inputs)), None
+            if len(set(outputs)) != len(outputs) or (is_default(outputs) and outputs != default_names("y", len(outputs))):
+                outputs, ogroups = default_names("y", len(outputs)), None
         obj._set(M, nx, blocks, labels, inputs, outputs, igroups, ogroups)
         return obj
 
@@ -223,7 +227,8 @@ class LFR:
         """Copy with new input and/or output names (same specification as the constructor)."""
         ins, ig = (self._inputs, self._igroups) if inputs is None else expand_names(inputs, self.ninputs, "u", "inputs")
         outs, og = (self._outputs, self._ogroups) if outputs is None else expand_names(outputs, self.noutputs, "y", "outputs")
-        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False, simplify=False)
+        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False, simplify=False,
+                         renumber_defaults=False)
 
     def with_groups(self, inputs: dict | None = None, outputs: dict | None = None) -> "LFR":
         """Copy with additional named groups ``{group: [signal names]}``."""
