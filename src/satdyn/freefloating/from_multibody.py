@@ -73,6 +73,8 @@ def _mass_properties(model, members):
     coms = np.stack([pose[:3, :3] @ model.bodies[i].com + pose[:3, 3] for i, pose in members])
     inertias = np.stack([model.bodies[i].inertia for i, _ in members])
     dcms = np.stack([pose[:3, :3] for _, pose in members])
+    if masses.sum() == 0.0:  # only massless frames (a gimbal link): rotational inertia at most
+        return 0.0, np.zeros(3), np.einsum("kij,kjl,kml->im", dcms, inertias, dcms)
     mass, com, inertia = composite_inertia(masses, coms, inertias, dcms)
     return float(mass), com, inertia
 

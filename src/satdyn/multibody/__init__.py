@@ -35,6 +35,7 @@ from .joints import (
 )
 from .linearize import linearize
 from .mass_matrix import generalized_gravity, mass_matrix, nonlinear_effects
+from .mimic import CoupledModel
 from .model import Body, ExternalWrench, LoopClosure, Model, ModelBuilder, body
 from .simulate import SimulationResult, simulate
 from .urdf import load_urdf
@@ -47,6 +48,6 @@ __all__ = [
     "inverse_dynamics", "interface_wrenches", "InterfaceWrenches",
     "mass_matrix", "nonlinear_effects", "generalized_gravity",
     "simulate", "SimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
-    "linearize", "load_urdf",
+    "linearize", "load_urdf", "CoupledModel",
     "example_g", "example_g_initial_state", "ExampleGParameters", "EXAMPLE_G_DEFAULTS",
 ]

@@ -52,6 +52,7 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
 
 
 def _inputs(model, q, v, tau):
+    kinematics.check_model(model)
     tau = np.zeros(model.nv) if tau is None else tau
     return prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (tau, model.nv, "tau")])
 

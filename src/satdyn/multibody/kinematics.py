@@ -208,14 +208,19 @@ def loop_closure_wrench(lc, kin: Kinematics):
     return np.einsum("nij,nj->ni", Fa, W[:, :3]), np.einsum("nij,nj->ni", Fa, W[:, 3:]), dx
 
 
+def check_model(model):
+    """``TypeError`` naming ``model`` unless it is a :class:`~satdyn.multibody.model.Model`."""
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model (from ModelBuilder.build() or load_urdf); "
+                        f"got {type(model).__name__}")
+
+
 def prepare_inputs(model, named):
     """Validate ``(value, size, name)`` triples, broadcast their batch dims, flatten to (N, size).
 
     Returns the common batch shape and the list of flat arrays.
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"`model` must be a satdyn.multibody.Model (from ModelBuilder.build() or load_urdf); "
-                        f"got {type(model).__name__}")
+    check_model(model)
     arrays = []
     for value, size, name in named:
         arrays.append(as_batch_of(value, (size,), name))

@@ -55,19 +55,23 @@ class Body:
     @property
     def spatial_inertia(self) -> np.ndarray:
         """6x6 dynamic model ``D_O`` at the body-frame origin (seed 004 eq. 13), ``[linear; angular]``."""
-        if self.mass == 0.0:  # a massless frame (URDF link without <inertial>)
-            if np.any(self.inertia):
-                raise ValueError(f"body {self.name!r}: zero mass with non-zero inertia")
-            return np.zeros((6, 6))
+        if self.mass == 0.0:  # a massless frame, or a rotational inertia without mass (as Pinocchio)
+            D = np.zeros((6, 6))
+            D[3:, 3:] = self.inertia
+            return D
         return rigid_mass_matrix(self.mass, self.inertia, self.com)
 
 
 def body(name: str, mass, *, com=None, inertia=None, ports: Mapping | None = None) -> Body:
     """Create a :class:`Body`. ``inertia`` about the CoM defaults to zero (a point mass).
 
-    ``mass`` [kg] > 0, or 0 for a massless frame (which must then have no inertia; a massless
-    body cannot end a forward-mode branch, spec 004 §3.8).
+    ``mass`` [kg] > 0, or 0 for a massless frame (a massless body with no inertia cannot end a
+    forward-mode branch, arXiv:2505.03248 §3.8). Zero mass with an inertia is a rotational
+    inertia without mass (Pinocchio's ``Inertia(0, c, I)``: the CoM then plays no role).
+    ``inertia`` must be symmetric positive semi-definite (to 1e-12 relative).
     """
+    if not isinstance(name, str):
+        raise TypeError(f"`name` of a body must be a str; got {type(name).__name__}")
     m = float(as_float_array(mass, "mass"))
     if m < 0.0:
         raise ValueError(f"`mass` of body {name!r} must be >= 0 [kg]; got {m}")

@@ -173,6 +173,9 @@ def _rhs(model, effort_fn, t, x):
     return np.concatenate([_configuration_rate(model, q, v, kin.R_world[0])[0], a[0]])
 
 
+_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")  # solve_ivp's method names
+
+
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
              max_step=np.inf, progress=None) -> SimulationResult:
     """Integrate the tree's motion (see module doc)."""
@@ -187,6 +190,12 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
         x_init = np.concatenate([q0, v0])
     else:
         x_init = as_batch_of(x0, (model.nq + model.nv,), "x0").reshape(-1)
+    for value, label in ((rtol, "rtol"), (atol, "atol")):
+        tol = as_float_array(value, label)
+        if np.any(tol <= 0.0):
+            raise ValueError(f"`{label}` must be positive; got {value!r}")
+    if not (isinstance(method, type) or method in _METHODS):
+        raise ValueError(f"`method` must be one of {list(_METHODS)} or an OdeSolver class; got {method!r}")
     t_eval = np.linspace(t0, tf, 201) if t_eval is None else as_float_array(t_eval, "t_eval").reshape(-1)
     effort_fn = _effort_function(model, efforts)
     last = [t0]
