@@ -73,18 +73,26 @@ def test_urdf_model_matches_pinocchio(tmp_path, n_joints, seed, gimbals, bare_to
     model = ff.from_urdf(path, end_effector="tool")
     assert model.n_joints == n_joints
 
+    compare_with_pinocchio(path, model, "tool", rng)
+
+
+def compare_with_pinocchio(path, model, ee_frame, rng, n_samples=4):
+    """H and the zero-momentum end-effector twist of ``model`` against Pinocchio on the same file."""
+    n_joints = model.n_joints
     pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     pm.gravity = pin.Motion.Zero()
     data = pm.createData()
-    tool = pm.getFrameId("tool")
+    tool = pm.getFrameId(ee_frame)
     total_mass = sum(inertia.mass for inertia in pm.inertias)
     assert model.total_mass == pytest.approx(total_mass, rel=1e-12)
 
-    for _ in range(4):
+    for _ in range(n_samples):
         q = rng.uniform(-2.0, 2.0, size=n_joints)
         qdot = rng.normal(size=n_joints)
         base_R = dcm_from_euler(rng.uniform(-1, 1, size=3))
-        q_pin = np.r_[rng.normal(size=3), pin.Quaternion(base_R).coeffs(), q]
+        # continuous joints are (cos, sin) in Pinocchio
+        arm = [[np.cos(x), np.sin(x)] if j.nq == 2 else [x] for x, j in zip(q, list(pm.joints)[2:])]
+        q_pin = np.r_[rng.normal(size=3), pin.Quaternion(base_R).coeffs(), np.concatenate(arm)]
         M = pin.crba(pm, data, q_pin)
         M = np.triu(M) + np.triu(M, 1).T
         H_oracle = M[6:, 6:] - M[6:, :6] @ np.linalg.solve(M[:6, :6], M[:6, 6:])

@@ -27,7 +27,7 @@ import pytest
 
 import satdyn.multibody as mb
 
-from .robots import ROBOTS, SKIP_REASON, robot_file
+from example_robots import ROBOTS, SKIP_REASON, robot_file  # tests/freefloating, on sys.path (conftest)
 
 pytestmark = pytest.mark.skipif(ROBOTS is None, reason=SKIP_REASON)
 
