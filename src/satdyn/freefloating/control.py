@@ -25,6 +25,7 @@ import numpy as np
 
 from ..spatial._checks import as_float_array
 from .dynamics import reduced_terms
+from .model import SpacecraftManipulator
 
 __all__ = ["JointSequenceCommand", "ComputedTorqueController", "gains_from_torque_limits"]
 
@@ -159,6 +160,18 @@ class ComputedTorqueController:
     kd: object = 1.0
     feedforward: bool = False
     model_estimate: object = None
+
+    def __post_init__(self):
+        if not isinstance(self.command, JointSequenceCommand):
+            raise TypeError(f"`command` must be a JointSequenceCommand; got {type(self.command).__name__}")
+        for label, lowest in (("kp", "positive"), ("kd", "non-negative")):
+            gain = as_float_array(getattr(self, label), label)
+            if gain.ndim > 1 or np.any(gain <= 0.0 if lowest == "positive" else gain < 0.0):
+                raise ValueError(f"`{label}` must be a {lowest} gain or a 1-D array of them; "
+                                 f"got {getattr(self, label)!r}")
+        if self.model_estimate is not None and not isinstance(self.model_estimate, SpacecraftManipulator):
+            raise TypeError("`model_estimate` must be a SpacecraftManipulator or None; "
+                            f"got {type(self.model_estimate).__name__}")
 
     def acceleration(self, t, q, qdot) -> np.ndarray:
         """ū of eq. (112), shape (..., N)."""
