@@ -8,7 +8,8 @@ all batched over leading dimensions of ``q`` (..., nq) and ``v`` (..., nv):
   :func:`forward_dynamics_cut_and_solve` (option a, test reference), :func:`hybrid_dynamics`;
 * :func:`inverse_dynamics` (RNEA = the loop-free inverse diagram), :func:`interface_wrenches`;
 * :func:`mass_matrix`, :func:`nonlinear_effects`, :func:`generalized_gravity`;
-* :func:`simulate` (scipy ``solve_ivp``), :func:`mechanical_energy`, :func:`momentum`,
+* :func:`simulate` (compiled Runge-Kutta, or scipy ``solve_ivp``), :func:`simulate_batch` (many
+  initial conditions), :func:`mechanical_energy`, :func:`momentum`,
   :func:`center_of_mass`, :func:`body_poses`;
 * :func:`linearize` -> ``control.StateSpace`` with named signals;
 * :func:`example_g` -- the paper's balloon / slider / double-pendulum example.
@@ -37,6 +38,7 @@ from .linearize import linearize
 from .mass_matrix import generalized_gravity, mass_matrix, nonlinear_effects
 from .mimic import CoupledModel
 from .model import Body, ExternalWrench, LoopClosure, Model, ModelBuilder, body
+from .batch_simulate import BatchSimulationResult, simulate_batch
 from .simulate import SimulationResult, simulate
 from .urdf import load_urdf
 
@@ -47,7 +49,7 @@ __all__ = [
     "forward_dynamics", "forward_dynamics_cut_and_solve", "hybrid_dynamics",
     "inverse_dynamics", "interface_wrenches", "InterfaceWrenches",
     "mass_matrix", "nonlinear_effects", "generalized_gravity",
-    "simulate", "SimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
+    "simulate", "SimulationResult", "simulate_batch", "BatchSimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
     "linearize", "load_urdf", "CoupledModel",
     "example_g", "example_g_initial_state", "ExampleGParameters", "EXAMPLE_G_DEFAULTS",
 ]

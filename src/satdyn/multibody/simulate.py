@@ -1,7 +1,7 @@
 """Time simulation of a multibody tree on scipy's ``solve_ivp``.
 
 ``simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10,
-atol=1e-10, max_step=inf, progress=None)``:
+atol=1e-10, max_step=inf, progress=None, compiled=True)``:
 
 * ``model`` -- :class:`~satdyn.multibody.model.Model`;
 * ``t_span`` -- ``(t0, tf)`` [s];
@@ -12,7 +12,17 @@ atol=1e-10, max_step=inf, progress=None)``:
 * ``method``, ``rtol``, ``atol``, ``max_step`` -- passed to ``solve_ivp``; use ``"Radau"`` or
   ``"BDF"`` for stiff penalty loop closures (seed 004 §3.5);
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
-  (at most about 100 times).
+  (at most about 100 times, or once per output time on the compiled path);
+* ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
+  paths, e.g. to compare).
+
+Paths, fastest first: when numba is installed and the model is in the scope of
+:mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
+constant loads: every URDF model), constant efforts and ``method`` RK45 or DOP853, the whole
+integration runs compiled (:mod:`~satdyn.multibody.integrate`: scipy's Runge-Kutta pairs and
+step control, landing on each output time). With callable efforts or another method,
+``solve_ivp`` calls the compiled right-hand side. Otherwise the numpy single-state sweep of
+:mod:`~satdyn.multibody.lean_rhs` or the general batched path.
 
 A run that cannot finish keeps what it computed: the result holds the samples reached, with
 ``success = False`` and the reason in ``message`` (solver failure, or an Euler-angle root
@@ -28,6 +38,7 @@ outputs: body poses, joint coordinates, interface wrenches, energy and momenta.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -37,6 +48,8 @@ from ..spatial._checks import as_batch_of, as_float_array
 from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
+from .compiled import compile_model
+from .integrate import TABLEAUS, integrate_segment, start_segments
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative
@@ -177,7 +190,7 @@ _METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")  # solve_ivp's me
 
 
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
-             max_step=np.inf, progress=None) -> SimulationResult:
+             max_step=np.inf, progress=None, compiled=True) -> SimulationResult:
     """Integrate the tree's motion (see module doc)."""
     if not isinstance(model, Model):
         raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
@@ -197,10 +210,19 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
     if not (isinstance(method, type) or method in _METHODS):
         raise ValueError(f"`method` must be one of {list(_METHODS)} or an OdeSolver class; got {method!r}")
     t_eval = np.linspace(t0, tf, 201) if t_eval is None else as_float_array(t_eval, "t_eval").reshape(-1)
+    if t_eval.size == 0 or t_eval.min() < t0 or t_eval.max() > tf:
+        raise ValueError(f"`t_eval` must hold times within t_span = ({t0}, {tf}); got {t_eval.size} times")
     effort_fn = _effort_function(model, efforts)
     last = [t0]
 
-    lean = lean_state_derivative(model)  # same dynamics, single-state sweep (None: general path)
+    kernels = compile_model(model) if compiled else None
+    if kernels is not None and not callable(efforts) and method in TABLEAUS:
+        # Whole integration compiled (scipy's Runge-Kutta pair and step control, see .integrate).
+        sol = _compiled_run(kernels, x_init, effort_fn(t0, None, None), t0, tf, t_eval, method, rtol, atol,
+                            max_step, progress)
+        return _outputs(model, sol, effort_fn)
+    # Single-state right-hand side: compiled kernels, else the lean numpy sweep, else the general path.
+    lean = kernels.state_derivative if kernels is not None else lean_state_derivative(model)
     nq = model.nq
     quat = slice(3, 7) if model.root.kind == "floating" else None
 
@@ -238,6 +260,25 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
                        "(pitch +-90 deg); use floating_root (quaternion) for this motion")
         sol.success = False
     return _outputs(model, sol, effort_fn)
+
+
+def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_step, progress):
+    """solve_ivp-like result of the compiled integrator, stepping from output time to output time."""
+    times = np.unique(np.concatenate([[t0], t_eval]))
+    state = start_segments(kernels, x_init, tau, tf - t0, method, rtol, atol, max_step)
+    xs, nfev, ok = [state[0].copy()], 2, True
+    for t_start, t_end in zip(times[:-1], times[1:]):
+        n, ok = integrate_segment(kernels, state, method, rtol, atol, max_step, tau, t_start, t_end)
+        nfev += n
+        if not ok:
+            break
+        xs.append(state[0].copy())
+        if progress is not None:
+            progress(t_end, tf)
+    keep = np.isin(times[:len(xs)], t_eval)
+    message = "The solver successfully reached the end of the integration interval." if ok else \
+        f"Required step size is less than spacing between numbers (at t = {times[len(xs) - 1]:.6g} s)."
+    return SimpleNamespace(t=times[:len(xs)][keep], y=np.array(xs)[keep].T, success=ok, message=message, nfev=nfev)
 
 
 def _outputs(model, sol, effort_fn) -> SimulationResult:
