@@ -205,10 +205,12 @@ def _dcm(q4, R):
 
 # --- the tree sweeps --------------------------------------------------------------------------
 # Packed constants (few arguments: numba's dispatch costs ~0.2 us per argument):
-#   ints (nb, 4): kind, parent, q index, v index;
-#   geom (nb, 48): rotation basis (3 x 3x3: revolute R = B0 + sin B1 + (1 - cos) B2, else B0), joint
-#       position (3), prismatic slide direction (3), motion subspace S (6), constant body-frame
-#       wrench (6), spring stiffness, damper, spring rest;
+#   ints (nb, 5): kind, parent, q index, v index, motion index k (S = e_k);
+#   geom (nb, 48): joint rotation P0 (9; revolute R = P0 Rz(theta)), joint position (3), prismatic
+#       slide direction (3), unused (6), constant body-frame wrench (6), spring stiffness, damper, rest;
+# Body frames are aligned (each moving body's frame turned so that its joint axis is z: S = e_5
+# for a revolute joint, e_2 for a prismatic one) and welded bodies are merged into the body they
+# hang on, as Pinocchio merges fixed joints: fewer bodies, and S^T I S reads one entry.
 #   inertia (nb, 6, 6); root (13,): floating flag, fixed-root rotation (9), gravity (3);
 #   ew (ne, 16): constant inertial-frame wrenches: body, skew(point) (9), force (3), torque (3).
 
@@ -236,12 +238,13 @@ def _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases):
     tw = np.empty(6)
     for i in range(1, nb):
         k = ints[i, 0]
-        if k == 1:
+        if k == 1:   # aligned frames: R = P0 Rz(theta)
             th = q[ints[i, 2]]
-            s, c = np.sin(th), 1.0 - np.cos(th)
+            s, c = np.sin(th), np.cos(th)
             for a in range(3):
-                for b in range(3):
-                    R_local[i, a, b] = geom[i, 3 * a + b] + s * geom[i, 9 + 3 * a + b] + c * geom[i, 18 + 3 * a + b]
+                R_local[i, a, 0] = c * geom[i, 3 * a] + s * geom[i, 3 * a + 1]
+                R_local[i, a, 1] = c * geom[i, 3 * a + 1] - s * geom[i, 3 * a]
+                R_local[i, a, 2] = geom[i, 3 * a + 2]
         else:
             for a in range(3):
                 for b in range(3):
@@ -254,8 +257,9 @@ def _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases):
         if k != 0:
             qd = v[ints[i, 3]]
             for a in range(6):
-                sq[a] = geom[i, _S + a] * qd
-                tw[a] += sq[a]
+                sq[a] = 0.0
+            sq[ints[i, 4]] = qd
+            tw[ints[i, 4]] += qd
             _cross_motion(tw, sq, biases[i])
         else:
             for a in range(6):
@@ -302,17 +306,11 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
         pa = pA[i]
         moving = ints[i, 0] != 0
         if moving:
-            di = 0.0
-            sp = 0.0
+            k = ints[i, 4]   # S = e_k in the aligned body frame
             for a in range(6):
-                acc = 0.0
-                for b in range(6):
-                    acc += Ia[a, b] * geom[i, _S + b]
-                U[i, a] = acc
-            for a in range(6):
-                di += geom[i, _S + a] * U[i, a]
-                sp += geom[i, _S + a] * pa[a]
-            d[i], u[i] = di, tau[ints[i, 3]] - sp
+                U[i, a] = Ia[a, k]
+            di = Ia[k, k]
+            d[i], u[i] = di, tau[ints[i, 3]] - pa[k]
             for a in range(6):
                 for b in range(6):
                     Ia[a, b] -= U[i, a] * U[i, b] / di
@@ -347,8 +345,7 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
                 ua += U[i, a] * tmp[a]
             qddi = (u[i] - ua) / d[i]
             qdd[ints[i, 3]] = qddi
-            for a in range(6):
-                tmp[a] += geom[i, _S + a] * qddi
+            tmp[ints[i, 4]] += qddi
         for a in range(6):
             acc6[i, a] = tmp[a]
     return R0
@@ -429,14 +426,8 @@ def _mass_matrix(q, nv, ints, geom, inertia, root, M):
             continue
         vi = ints[i, 3]
         for a in range(6):
-            acc = 0.0
-            for b in range(6):
-                acc += Ic[i, a, b] * geom[i, _S + b]
-            F[a] = acc
-        acc = 0.0
-        for a in range(6):
-            acc += geom[i, _S + a] * F[a]
-        M[vi, vi] = acc
+            F[a] = Ic[i, a, ints[i, 4]]
+        M[vi, vi] = F[ints[i, 4]]
         j = i
         while ints[j, 1] > 0:
             tmp[:] = 0.0
@@ -444,9 +435,7 @@ def _mass_matrix(q, nv, ints, geom, inertia, root, M):
             F[:] = tmp
             j = ints[j, 1]
             if ints[j, 0] != 0:
-                acc = 0.0
-                for a in range(6):
-                    acc += geom[j, _S + a] * F[a]
+                acc = F[ints[j, 4]]
                 M[ints[j, 3], vi] = acc
                 M[vi, ints[j, 3]] = acc
         if root[0] != 0.0:
@@ -486,10 +475,7 @@ def _bias(q, v, ints, geom, inertia, root, out):
             f[i, a] += tmp[a]
     for i in range(nb - 1, 0, -1):
         if ints[i, 0] != 0:
-            total = 0.0
-            for a in range(6):
-                total += geom[i, _S + a] * f[i, a]
-            out[ints[i, 3]] = total
+            out[ints[i, 3]] = f[i, ints[i, 4]]
         _force_to_parent_add(R_local[i], ps[i], f[i], f[ints[i, 1]])
     if root[0] != 0.0:
         for a in range(6):
@@ -507,37 +493,9 @@ class CompiledModel:
     """
 
     def __init__(self, model):
-        joints = model.joints
-        nb = model.n_bodies
         self.nq, self.nv = model.nq, model.nv
-        ints = np.zeros((nb, 4), dtype=np.int64)
-        ints[:, 1] = model.parents
-        geom = np.zeros((nb, 48))
-        for i, j in enumerate(joints[1:], start=1):
-            ints[i, 0], ints[i, 2], ints[i, 3] = _KIND[j.kind], model.idx_q[i], model.idx_v[i]
-            geom[i, :27] = (j.rodrigues_basis.reshape(27) if j.kind == "revolute"
-                            else np.concatenate([np.ravel(j.rotation), np.zeros(18)]))
-            geom[i, _POS:_POS + 3] = j.position
-            if j.kind == "prismatic":
-                geom[i, _SLIDE:_SLIDE + 3] = j.rotation @ j.axis
-            if j.nv:
-                geom[i, _S:_S + 6] = j.motion_subspace[:, 0]
-                geom[i, _K], geom[i, _D], geom[i, _REST] = j.stiffness, j.damping, j.rest
-        inertial = []
-        for ew in model.external_wrenches:
-            W = np.asarray(ew.wrench, dtype=float)
-            point = np.asarray(ew.point, dtype=float)
-            if ew.frame == "inertial":
-                px, py, pz = point
-                skew = [0.0, -pz, py, pz, 0.0, -px, -py, px, 0.0]
-                inertial.append(np.concatenate([[ew.body], skew, W[:3], W[3:]]))
-            else:
-                geom[ew.body, _WRENCH:_WRENCH + 6] += np.concatenate([W[:3], W[3:] + np.cross(point, W[:3])])
-        root = np.concatenate([[1.0 if joints[0].kind == "floating" else 0.0], np.ravel(joints[0].rotation),
-                               model.gravity])
-        self.floating = bool(root[0])
-        self._packed = (ints, geom, np.ascontiguousarray(model.spatial_inertias, dtype=float), root,
-                        np.array(inertial, dtype=float).reshape(-1, 16))
+        self.floating = model.joints[0].kind == "floating"
+        self._packed = _pack(model)
 
     def state_derivative(self, x, tau):
         out = np.empty(self.nq + self.nv)
@@ -558,6 +516,83 @@ class CompiledModel:
         out = np.zeros(self.nv)
         _bias(q, v, *self._packed[:4], out)
         return out
+
+
+def _z_to(axis):
+    """A rotation R with R e_z = axis (unit)."""
+    z = np.array([0.0, 0.0, 1.0])
+    c = float(axis @ z)
+    if c > 1.0 - 1e-15:
+        return np.eye(3)
+    if c < -1.0 + 1e-15:
+        return np.diag([1.0, -1.0, -1.0])
+    k = np.cross(z, axis)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + K + K @ K / (1.0 + c)
+
+
+def _motion_transform(R, p):
+    """X (6x6): parent-frame motion -> frame (R, p) (R: frame axes in the parent, p: origin)."""
+    P = np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
+    X = np.zeros((6, 6))
+    X[:3, :3] = X[3:, 3:] = R.T
+    X[:3, 3:] = -R.T @ P
+    return X
+
+
+def _pack(model):
+    """Packed constants of the reduced tree: welded bodies merged, moving frames aligned (see above)."""
+    joints, nb = model.joints, model.n_bodies
+    align = [np.eye(3)] * nb
+    anchor = [0] * nb                 # reduced body each body belongs to
+    pose = [(np.eye(3), np.zeros(3))] * nb   # body frame in its anchor's aligned frame
+    reduced = [0]
+    for i in range(1, nb):
+        j, parent = joints[i], model.parents[i]
+        Rp, pp = pose[parent]
+        Rj, pj = Rp @ j.rotation, Rp @ j.position + pp   # joint frame at zero, in the anchor's aligned frame
+        if j.kind == "weld":
+            anchor[i], pose[i] = anchor[parent], (Rj, pj)
+            continue
+        align[i] = _z_to(j.axis)
+        anchor[i], pose[i] = i, (align[i].T, np.zeros(3))
+        reduced.append(i)
+    index = {b: r for r, b in enumerate(reduced)}
+    n = len(reduced)
+    ints = np.zeros((n, 5), dtype=np.int64)
+    geom = np.zeros((n, 48))
+    inertia = np.zeros((n, 6, 6))
+    inertial = []
+    for r, i in enumerate(reduced):
+        if i == 0:
+            continue
+        j, parent = joints[i], model.parents[i]
+        Rp, pp = pose[parent]
+        P0, position = Rp @ j.rotation @ align[i], Rp @ j.position + pp
+        ints[r] = (_KIND[j.kind], index[anchor[parent]], model.idx_q[i], model.idx_v[i], 5 if j.kind == "revolute" else 2)
+        geom[r, :9] = P0.ravel()
+        geom[r, _POS:_POS + 3] = position
+        if j.kind == "prismatic":
+            geom[r, _SLIDE:_SLIDE + 3] = P0[:, 2]
+        geom[r, _K], geom[r, _D], geom[r, _REST] = j.stiffness, j.damping, j.rest
+    for i in range(nb):
+        r = index[anchor[i]]
+        X = _motion_transform(*pose[i])
+        inertia[r] += X.T @ model.spatial_inertias[i] @ X
+    for ew in model.external_wrenches:
+        W = np.asarray(ew.wrench, dtype=float)
+        R, p = pose[ew.body]
+        r = index[anchor[ew.body]]
+        point = R @ np.asarray(ew.point, dtype=float) + p
+        if ew.frame == "inertial":
+            px, py, pz = point
+            inertial.append(np.concatenate([[r], [0.0, -pz, py, pz, 0.0, -px, -py, px, 0.0], W[:3], W[3:]]))
+        else:   # body-frame components: rotate into the anchor's frame, moment about its origin
+            F, T = R @ W[:3], R @ W[3:]
+            geom[r, _WRENCH:_WRENCH + 6] += np.concatenate([F, T + np.cross(point, F)])
+    root = np.concatenate([[1.0 if joints[0].kind == "floating" else 0.0], np.ravel(joints[0].rotation),
+                           model.gravity])
+    return ints, geom, inertia, root, np.array(inertial, dtype=float).reshape(-1, 16)
 
 
 _SUPPORTED_ROOTS = ("fixed", "floating")
