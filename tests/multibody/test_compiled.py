@@ -153,3 +153,17 @@ def test_outside_the_compiled_scope_and_without_numba(monkeypatch):
     without = mb.simulate(plain_again, (0.0, 0.2), np.zeros(plain.nq + plain.nv) + 0.1, t_eval=[0.0, 0.2])
     assert np.abs(without.q - with_kernels.q).max() < 1e-8
     assert mb.simulate(fresh, (0.0, 0.1), np.r_[fresh.neutral_configuration(), np.zeros(fresh.nv)]).success
+
+
+def test_states_only_and_progress_paths_give_the_same_trajectory():
+    """derived=False returns the same t, q, v without the derived outputs; a progress callback
+    (segment by segment) integrates the same steps: identical to rounding (1e-12)."""
+    rng = np.random.default_rng(9)
+    model = random_tree(rng, 4, floating=True, gravity=[0.0, 0.0, -9.81], kinds=KINDS)[0]
+    x0 = np.concatenate(_state(rng, model))
+    full = mb.simulate(model, (0.0, 0.3), x0, t_eval=np.linspace(0, 0.3, 4))
+    lean = mb.simulate(model, (0.0, 0.3), x0, t_eval=np.linspace(0, 0.3, 4), derived=False)
+    calls = []
+    stepped = mb.simulate(model, (0.0, 0.3), x0, t_eval=np.linspace(0, 0.3, 4), progress=lambda t, tf: calls.append(t))
+    assert np.array_equal(full.t, lean.t) and np.array_equal(full.q, lean.q) and lean.a.shape == (4, 0)
+    assert np.abs(stepped.q - full.q).max() < 1e-12 and calls[-1] == 0.3

@@ -1,7 +1,7 @@
 """Time simulation of a multibody tree on scipy's ``solve_ivp``.
 
 ``simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10,
-atol=1e-10, max_step=inf, progress=None, compiled=True)``:
+atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
 
 * ``model`` -- :class:`~satdyn.multibody.model.Model`;
 * ``t_span`` -- ``(t0, tf)`` [s];
@@ -14,7 +14,10 @@ atol=1e-10, max_step=inf, progress=None, compiled=True)``:
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
   (at most about 100 times, or once per output time on the compiled path);
 * ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
-  paths, e.g. to compare).
+  paths, e.g. to compare);
+* ``derived`` -- compute the derived outputs (accelerations, body poses, interface wrenches,
+  energy, momenta, centre of mass) at the output times (default True); False returns the
+  trajectory ``t, q, v`` only (the other arrays empty, with T rows), e.g. for a time-critical loop.
 
 Paths, fastest first: when numba is installed and the model is in the scope of
 :mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
@@ -49,7 +52,7 @@ from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
 from .compiled import compile_model
-from .integrate import TABLEAUS, integrate_segment, start_segments
+from .integrate import TABLEAUS, integrate_many, integrate_segment, start_segments
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative
@@ -190,7 +193,7 @@ _METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")  # solve_ivp's me
 
 
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
-             max_step=np.inf, progress=None, compiled=True) -> SimulationResult:
+             max_step=np.inf, progress=None, compiled=True, derived=True) -> SimulationResult:
     """Integrate the tree's motion (see module doc)."""
     if not isinstance(model, Model):
         raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
@@ -220,7 +223,7 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
         # Whole integration compiled (scipy's Runge-Kutta pair and step control, see .integrate).
         sol = _compiled_run(kernels, x_init, effort_fn(t0, None, None), t0, tf, t_eval, method, rtol, atol,
                             max_step, progress)
-        return _outputs(model, sol, effort_fn)
+        return _outputs(model, sol, effort_fn, derived)
     # Single-state right-hand side: compiled kernels, else the lean numpy sweep, else the general path.
     lean = kernels.state_derivative if kernels is not None else lean_state_derivative(model)
     nq = model.nq
@@ -259,12 +262,21 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
         sol.message = (f"stopped at t = {t_stop:.6g} s: the Euler-angle root is near gimbal lock "
                        "(pitch +-90 deg); use floating_root (quaternion) for this motion")
         sol.success = False
-    return _outputs(model, sol, effort_fn)
+    return _outputs(model, sol, effort_fn, derived)
 
 
 def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_step, progress):
     """solve_ivp-like result of the compiled integrator, stepping from output time to output time."""
     times = np.unique(np.concatenate([[t0], t_eval]))
+    if progress is None:   # one compiled call for the whole run
+        states, nfev = integrate_many(kernels, x_init[None], tau[None], times, method, rtol, atol, max_step)
+        ok = nfev[0] >= 0
+        reached = times.size if ok else int(np.isfinite(states[0, :, 0]).sum())
+        keep = np.isin(times[:reached], t_eval)
+        message = "The solver successfully reached the end of the integration interval." if ok else \
+            f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
+        return SimpleNamespace(t=times[:reached][keep], y=states[0, :reached][keep].T, success=ok,
+                               message=message, nfev=int(abs(nfev[0])))
     state = start_segments(kernels, x_init, tau, tf - t0, method, rtol, atol, max_step)
     xs, nfev, ok = [state[0].copy()], 2, True
     for t_start, t_end in zip(times[:-1], times[1:]):
@@ -281,8 +293,17 @@ def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_
     return SimpleNamespace(t=times[:len(xs)][keep], y=np.array(xs)[keep].T, success=ok, message=message, nfev=nfev)
 
 
-def _outputs(model, sol, effort_fn) -> SimulationResult:
+def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     x = sol.y.T
+    if not derived:
+        T = x.shape[0]
+        return SimulationResult(
+            t=sol.t, q=_normalised(model, x[:, :model.nq]), v=x[:, model.nq:], a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)),
+            body_dcms=np.zeros((T, 0, 3, 3)), root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
+            child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan), linear_momentum=np.zeros((T, 0)),
+            angular_momentum=np.zeros((T, 0)), center_of_mass=np.zeros((T, 0)), q_names=model.q_names,
+            v_names=model.v_names, body_names=[b.name for b in model.bodies], success=bool(sol.success),
+            message=str(sol.message), nfev=int(sol.nfev))
     q = _normalised(model, x[:, :model.nq])
     v = x[:, model.nq:]
     t = sol.t
