@@ -86,7 +86,7 @@ def from_multibody(model, end_effector: str | None = None, *, name: str | None =
     ----------
     model : satdyn.multibody.Model
         Floating root, no gravity, one serial chain of revolute joints (welds allowed anywhere),
-        no joint springs or dampers (the free-floating equations of seed 001 have none).
+        no joint springs or dampers (the free-floating equations of Front. Robot. AI 5:41 (2018) have none).
     end_effector : str, optional
         Body whose frame is the end-effector frame; default: the last revolute link.
     name : str, optional

@@ -4,9 +4,9 @@ Two state layouts, chosen by the maneuvering mode:
 
 * **reduced** (floating with zero momentum, the paper's path): y = [r₀ (3), q̄₀ (4, scalar-last),
   q (N), q̇ (N)]; q̈ from H q̈ + C = τ (eq. 50) and the base from ẋ₀ = −H₀⁻¹H₀ₘq̇ (eq. 109),
-  integrated as r₀ and a quaternion (q̄̇ = ½[ω₀; 0]⊗q̄, inertial ω₀; spec §2.9).
+  integrated as r₀ and a quaternion (q̄̇ = ½[ω₀; 0]⊗q̄, inertial ω₀; implementation notes §2.9).
 * **full** (every other mode, or non-zero initial momentum): y = [r₀, q̄₀, v₀ (3), ω₀ (3), q, q̇,
-  h_w (3)] with the momentum-form (6+N) dynamics and the mode's base wrench (spec §6.1).
+  h_w (3)] with the momentum-form (6+N) dynamics and the mode's base wrench (implementation notes §6.1).
 
 Integration is piecewise between the command breakpoints (the rate command jumps there).
 Momenta in the record are computed *independently* of the equations of motion, from the

@@ -1,10 +1,10 @@
-"""satdyn.multibody: non-linear dynamics of multibody trees (seed 004, the non-linear TITOP recursion).
+"""satdyn.multibody: non-linear dynamics of multibody trees (arXiv:2505.03248, the non-linear TITOP recursion).
 
 Pinocchio-style: an immutable :class:`Model` (built with :class:`ModelBuilder`, :func:`body`
 and the joint factories, or read with :func:`load_urdf`) and algorithm functions over it,
 all batched over leading dimensions of ``q`` (..., nq) and ``v`` (..., nv):
 
-* :func:`forward_dynamics` (O(n) articulated sweep, seed 004 §3.6 option b),
+* :func:`forward_dynamics` (O(n) articulated sweep, arXiv:2505.03248 §3.6 option b),
   :func:`forward_dynamics_cut_and_solve` (option a, test reference), :func:`hybrid_dynamics`;
 * :func:`inverse_dynamics` (RNEA = the loop-free inverse diagram), :func:`interface_wrenches`;
 * :func:`mass_matrix`, :func:`nonlinear_effects`, :func:`generalized_gravity`;

@@ -10,7 +10,7 @@ atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
   ``efforts(t, q, v) -> (model.nv,)`` (joint springs and dampers are in the model already);
 * ``t_eval`` -- output times (default: 201 points over ``t_span``);
 * ``method``, ``rtol``, ``atol``, ``max_step`` -- passed to ``solve_ivp``; use ``"Radau"`` or
-  ``"BDF"`` for stiff penalty loop closures (seed 004 §3.5);
+  ``"BDF"`` for stiff penalty loop closures (arXiv:2505.03248 §3.5);
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
   (at most about 100 times, or once per output time on the compiled path);
 * ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
@@ -77,7 +77,7 @@ class SimulationResult:
     body_dcms : ndarray, shape (T, n_bodies, 3, 3)     ``P_{a/i}``
     root_euler : ndarray, shape (T, 3)   root attitude, Euler 3-2-1 (phi, theta, psi) [rad], principal values
     joint_wrenches : ndarray, shape (T, n_bodies, 6)   by the parent on each body, body origin, body frame
-    child_on_parent : ndarray, shape (T, n_bodies, 6)  seed 004's ``[W_{A/B,P0}]_b``
+    child_on_parent : ndarray, shape (T, n_bodies, 6)  arXiv:2505.03248's ``[W_{A/B,P0}]_b``
     energy : ndarray, shape (T,)   mechanical energy [J] (see :func:`mechanical_energy`)
     linear_momentum, angular_momentum : ndarray, shape (T, 3)   inertial frame, about the origin
     center_of_mass : ndarray, shape (T, 3)
