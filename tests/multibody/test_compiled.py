@@ -22,7 +22,7 @@ from scipy.integrate import solve_ivp
 
 import satdyn.multibody as mb
 from satdyn.multibody import compiled as compiled_module
-from satdyn.multibody.compiled import compile_model
+from satdyn.multibody.compiled_model import compile_model
 from satdyn.multibody.model import ExternalWrench
 from satdyn.multibody.simulate import state_derivative
 

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..spatial._checks import as_batch_of, as_float_array
-from .compiled import compile_model
+from .compiled_model import compile_model
 from .integrate import TABLEAUS, integrate_many
 from .model import Model
 

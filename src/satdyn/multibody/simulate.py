@@ -51,7 +51,7 @@ from ..spatial._checks import as_batch_of, as_float_array
 from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
-from .compiled import compile_model
+from .compiled_model import compile_model
 from .integrate import TABLEAUS, integrate_many, integrate_segment, start_segments
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
