@@ -133,15 +133,6 @@ def _matvec6(A, x, out):
 
 
 @_jit
-def _matTvec6(A, x, out):
-    for a in range(6):
-        acc = 0.0
-        for b in range(6):
-            acc += A[b, a] * x[b]
-        out[a] = acc
-
-
-@_jit
 def _cross_motion(v, m, out):
     """v x m for motion vectors [lin; ang]: [w x u_m + u x w_m; w x w_m]."""
     u0, u1, u2, w0, w1, w2 = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -271,6 +262,18 @@ def _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases):
 
 
 @_jit
+def _tree_kinematics(q, v, ints, geom, root):
+    """(R0, joint positions, joint rotations, twists, velocity-product terms) of all bodies."""
+    nb = ints.shape[0]
+    ps = np.empty((nb, 3))
+    R_local = np.empty((nb, 3, 3))
+    twists = np.empty((nb, 6))
+    biases = np.empty((nb, 6))
+    R0 = _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases)
+    return R0, ps, R_local, twists, biases
+
+
+@_jit
 def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
     """Articulated-body forward dynamics of one state; writes qdd, returns the root attitude."""
     nb = ints.shape[0]
@@ -278,11 +281,7 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
     for i in range(1, nb):
         if ints[i, 0] != 0 and (geom[i, _K] != 0.0 or geom[i, _D] != 0.0):
             tau[ints[i, 3]] -= geom[i, _D] * v[ints[i, 3]] + geom[i, _K] * (q[ints[i, 2]] - geom[i, _REST])
-    ps = np.empty((nb, 3))
-    R_local = np.empty((nb, 3, 3))
-    twists = np.empty((nb, 6))
-    biases = np.empty((nb, 6))
-    R0 = _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases)
+    R0, ps, R_local, twists, biases = _tree_kinematics(q, v, ints, geom, root)
     # Gravity as an upward acceleration of the inertial frame (arXiv:2505.03248 eq. 29).
     root_acc = np.zeros(6)
     for a in range(3):
@@ -410,11 +409,7 @@ def _batch_state_derivative(X, tau, nq, ints, geom, inertia, root, ew, out):
 def _mass_matrix(q, nv, ints, geom, inertia, root, M):
     """Composite-rigid-body algorithm (body-frame root block, as Pinocchio's crba)."""
     nb = ints.shape[0]
-    ps = np.empty((nb, 3))
-    R_local = np.empty((nb, 3, 3))
-    twists = np.empty((nb, 6))
-    biases = np.empty((nb, 6))
-    _kinematics(q, np.zeros(nv), ints, geom, root, ps, R_local, twists, biases)
+    _, ps, R_local, twists, biases = _tree_kinematics(q, np.zeros(nv), ints, geom, root)
     Ic = inertia.copy()
     work = np.empty((6, 3, 3))
     for i in range(nb - 1, 0, -1):
@@ -453,11 +448,7 @@ def _mass_matrix(q, nv, ints, geom, inertia, root, M):
 def _bias(q, v, ints, geom, inertia, root, out):
     """RNEA at zero acceleration, no springs, no loads: C(q, v) v + g(q)."""
     nb = ints.shape[0]
-    ps = np.empty((nb, 3))
-    R_local = np.empty((nb, 3, 3))
-    twists = np.empty((nb, 6))
-    biases = np.empty((nb, 6))
-    R0 = _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases)
+    R0, ps, R_local, twists, biases = _tree_kinematics(q, v, ints, geom, root)
     acc = np.zeros((nb, 6))
     for a in range(3):
         acc[0, a] = -(R0[0, a] * root[10] + R0[1, a] * root[11] + R0[2, a] * root[12])
