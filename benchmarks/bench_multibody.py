@@ -206,7 +206,7 @@ def bench_trees(sizes, n_batch, rng, t_final=1.0):
                                                   derived=derived)
                 run(False)    # numba: load the cached machine code once
                 t_sd, res = _timeit(lambda: run(False), repeat=3)
-                t_sd_all, _ = _timeit(lambda: run(True), repeat=1)
+                t_sd_all, _ = _timeit(lambda: run(True), repeat=2)
                 rhs = _pin_rhs(pm, pd, model.nq, floating, tau)
                 solve = lambda x0: solve_ivp(rhs, (0.0, t_final), x0, method="DOP853", rtol=1e-10,  # noqa: E731
                                              atol=1e-10, t_eval=t_eval)
