@@ -6,7 +6,8 @@ the interpreter's per-call overhead, not arithmetic (the lean numpy sweep of
 kernels run the same algorithms compiled to machine code:
 
 * ``state_derivative``: ``dx/dt`` of ``x = [q, v]`` by the articulated-body sweep
-  (arXiv:2505.03248 §3.6 option b, as :func:`~satdyn.multibody.forward_dynamics`), joint
+  (arXiv:2505.03248 §3.6 option b, as :func:`~satdyn.multibody.forward_dynamics`), run in the
+  world frame (quantities at a world-fixed point: no frame transform between bodies), joint
   springs and dampers, constant external wrenches (body or inertial frame) and gravity;
 * ``mass_matrix`` (composite-rigid-body) and ``nonlinear_effects`` (RNEA at zero
   acceleration: velocity terms and gravity, no springs, no loads), as the batched functions
@@ -210,6 +211,26 @@ _POS, _SLIDE, _S, _WRENCH, _K, _D, _REST = 27, 30, 33, 39, 45, 46, 47
 
 
 @_jit
+def _joint_placement(q, ints, geom, i, R, p):
+    """Child frame of body i in its parent's frame: R (3x3) and origin p (3,) at the joint coordinate."""
+    k = ints[i, 0]
+    if k == 1:   # aligned frames: R = P0 Rz(theta)
+        th = q[ints[i, 2]]
+        s, c = np.sin(th), np.cos(th)
+        for a in range(3):
+            R[a, 0] = c * geom[i, 3 * a] + s * geom[i, 3 * a + 1]
+            R[a, 1] = c * geom[i, 3 * a + 1] - s * geom[i, 3 * a]
+            R[a, 2] = geom[i, 3 * a + 2]
+    else:
+        for a in range(3):
+            for b in range(3):
+                R[a, b] = geom[i, 3 * a + b]
+    t = q[ints[i, 2]] if k == 2 else 0.0
+    for a in range(3):
+        p[a] = geom[i, _POS + a] + t * geom[i, _SLIDE + a]
+
+
+@_jit
 def _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases):
     """Joint transforms, body twists and velocity-product accelerations c_i, root to leaves."""
     nb = ints.shape[0]
@@ -230,20 +251,7 @@ def _kinematics(q, v, ints, geom, root, ps, R_local, twists, biases):
     tw = np.empty(6)
     for i in range(1, nb):
         k = ints[i, 0]
-        if k == 1:   # aligned frames: R = P0 Rz(theta)
-            th = q[ints[i, 2]]
-            s, c = np.sin(th), np.cos(th)
-            for a in range(3):
-                R_local[i, a, 0] = c * geom[i, 3 * a] + s * geom[i, 3 * a + 1]
-                R_local[i, a, 1] = c * geom[i, 3 * a + 1] - s * geom[i, 3 * a]
-                R_local[i, a, 2] = geom[i, 3 * a + 2]
-        else:
-            for a in range(3):
-                for b in range(3):
-                    R_local[i, a, b] = geom[i, 3 * a + b]
-        t = q[ints[i, 2]] if k == 2 else 0.0
-        for a in range(3):
-            p[a] = geom[i, _POS + a] + t * geom[i, _SLIDE + a]
+        _joint_placement(q, ints, geom, i, R_local[i], p)
         ps[i] = p
         _motion_to_child(R_local[i], p, twists[ints[i, 1]], tw)
         if k != 0:
@@ -275,106 +283,188 @@ def _tree_kinematics(q, v, ints, geom, root):
 
 @_jit
 def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
-    """Articulated-body forward dynamics of one state; writes qdd, returns the root attitude."""
+    """Articulated-body forward dynamics of one state in the world frame; writes qdd, returns R0.
+
+    Every spatial quantity is expressed at a world-fixed point O (the root origin at this
+    instant; gravity is uniform, so the choice is free) in world axes, as in Pinocchio's
+    world-frame ABA: the articulated inertias and bias forces of the children then add to their
+    parent's without any frame transform; each body's rigid inertia and joint axis are turned
+    into the world frame once instead.
+    """
     nb = ints.shape[0]
     tau = tau_in.copy()
     for i in range(1, nb):
         if ints[i, 0] != 0 and (geom[i, _K] != 0.0 or geom[i, _D] != 0.0):
             tau[ints[i, 3]] -= geom[i, _D] * v[ints[i, 3]] + geom[i, _K] * (q[ints[i, 2]] - geom[i, _REST])
-    R0, ps, R_local, twists, biases = _tree_kinematics(q, v, ints, geom, root)
-    # Gravity as an upward acceleration of the inertial frame (arXiv:2505.03248 eq. 29).
-    root_acc = np.zeros(6)
-    for a in range(3):
-        root_acc[a] = -(R0[0, a] * root[10] + R0[1, a] * root[11] + R0[2, a] * root[12])
-    IA = inertia.copy()
+    Rw = np.empty((nb, 3, 3))
+    pw = np.zeros((nb, 3))
+    S = np.zeros((nb, 6))
+    vel = np.zeros((nb, 6))
+    c = np.zeros((nb, 6))
+    IA = np.empty((nb, 6, 6))
     pA = np.empty((nb, 6))
+    floating = root[0] != 0.0
+    R0 = Rw[0]
+    if floating:
+        _dcm(q[3:7], R0)
+        for a in range(3):
+            vel[0, a] = R0[a, 0] * v[0] + R0[a, 1] * v[1] + R0[a, 2] * v[2]
+            vel[0, 3 + a] = R0[a, 0] * v[3] + R0[a, 1] * v[4] + R0[a, 2] * v[5]
+    else:
+        for a in range(3):
+            for b in range(3):
+                R0[a, b] = root[1 + 3 * a + b]
+    Rl = np.empty((3, 3))
+    pl = np.empty(3)
+    sq = np.empty(6)
+    for i in range(1, nb):
+        k = ints[i, 0]
+        par = ints[i, 1]
+        _joint_placement(q, ints, geom, i, Rl, pl)
+        for a in range(3):
+            pw[i, a] = pw[par, a] + Rw[par, a, 0] * pl[0] + Rw[par, a, 1] * pl[1] + Rw[par, a, 2] * pl[2]
+            for b in range(3):
+                Rw[i, a, b] = Rw[par, a, 0] * Rl[0, b] + Rw[par, a, 1] * Rl[1, b] + Rw[par, a, 2] * Rl[2, b]
+        kx, ky, kz = Rw[i, 0, 2], Rw[i, 1, 2], Rw[i, 2, 2]   # joint axis (z of the aligned frame)
+        if k == 1:   # rotation about the axis through p: S = [p x k; k]
+            px, py, pz = pw[i, 0], pw[i, 1], pw[i, 2]
+            S[i, 0], S[i, 1], S[i, 2] = py * kz - pz * ky, pz * kx - px * kz, px * ky - py * kx
+            S[i, 3], S[i, 4], S[i, 5] = kx, ky, kz
+        else:
+            S[i, 0], S[i, 1], S[i, 2] = kx, ky, kz
+        qd = v[ints[i, 3]]
+        for a in range(6):
+            sq[a] = S[i, a] * qd
+            vel[i, a] = vel[par, a] + sq[a]
+        _cross_motion(vel[i], sq, c[i])
+    # Rigid inertias in the world frame at O, bias forces, constant loads.
     h = np.empty(6)
     for i in range(nb):
-        _matvec6(inertia[i], twists[i], h)
-        _cross_force(twists[i], h, pA[i])
-        for a in range(6):
-            pA[i, a] -= geom[i, _WRENCH + a]
-    if ew.shape[0]:
-        _inertial_wrenches(ints, R_local, ew, pA)
+        _world_inertia(Rw[i], pw[i], inertia[i], IA[i])
+        _matvec6(IA[i], vel[i], h)
+        _cross_force(vel[i], h, pA[i])
+        F = np.empty(3)
+        for a in range(3):
+            F[a] = Rw[i, a, 0] * geom[i, _WRENCH] + Rw[i, a, 1] * geom[i, _WRENCH + 1] + Rw[i, a, 2] * geom[i, _WRENCH + 2]
+        for a in range(3):
+            T = Rw[i, a, 0] * geom[i, _WRENCH + 3] + Rw[i, a, 1] * geom[i, _WRENCH + 4] + Rw[i, a, 2] * geom[i, _WRENCH + 5]
+            pA[i, a] -= F[a]
+            pA[i, 3 + a] -= T
+        pA[i, 3] -= pw[i, 1] * F[2] - pw[i, 2] * F[1]
+        pA[i, 4] -= pw[i, 2] * F[0] - pw[i, 0] * F[2]
+        pA[i, 5] -= pw[i, 0] * F[1] - pw[i, 1] * F[0]
+    for e in range(ew.shape[0]):
+        b = int(ew[e, 0])
+        # point in the body frame from its skew matrix; world point = R point + p
+        pb0, pb1, pb2 = ew[e, 8], ew[e, 3], ew[e, 4]
+        x = np.empty(3)
+        for a in range(3):
+            x[a] = pw[b, a] + Rw[b, a, 0] * pb0 + Rw[b, a, 1] * pb1 + Rw[b, a, 2] * pb2
+        F0, F1, F2 = ew[e, 10], ew[e, 11], ew[e, 12]
+        pA[b, 0] -= F0
+        pA[b, 1] -= F1
+        pA[b, 2] -= F2
+        pA[b, 3] -= ew[e, 13] + x[1] * F2 - x[2] * F1
+        pA[b, 4] -= ew[e, 14] + x[2] * F0 - x[0] * F2
+        pA[b, 5] -= ew[e, 15] + x[0] * F1 - x[1] * F0
     U = np.zeros((nb, 6))
     d = np.ones(nb)
     u = np.zeros(nb)
     tmp = np.empty(6)
-    work = np.empty((6, 3, 3))
     for i in range(nb - 1, 0, -1):
-        Ia = IA[i]   # updated in place: not needed afterwards
+        Ia = IA[i]
         pa = pA[i]
-        moving = ints[i, 0] != 0
-        if moving:
-            k = ints[i, 4]   # S = e_k in the aligned body frame
-            for a in range(6):
-                U[i, a] = Ia[a, k]
-            di = Ia[k, k]
-            d[i], u[i] = di, tau[ints[i, 3]] - pa[k]
-            for a in range(6):
-                for b in range(6):
-                    Ia[a, b] -= U[i, a] * U[i, b] / di
-        _matvec6(Ia, biases[i], tmp)
+        _matvec6(Ia, S[i], U[i])
+        di = 0.0
+        sp = 0.0
         for a in range(6):
-            pa[a] += tmp[a]
-            if moving:
-                pa[a] += U[i, a] * u[i] / d[i]
-        p = ints[i, 1]
-        _inertia_to_parent_add(R_local[i], ps[i], Ia, IA[p], work)
-        _force_to_parent_add(R_local[i], ps[i], pa, pA[p])
-    acc6 = np.empty((nb, 6))
-    if root[0] != 0.0:
+            di += S[i, a] * U[i, a]
+            sp += S[i, a] * pa[a]
+        ui = tau[ints[i, 3]] - sp
+        d[i], u[i] = di, ui
+        for a in range(6):
+            for b in range(6):
+                Ia[a, b] -= U[i, a] * U[i, b] / di
+        _matvec6(Ia, c[i], tmp)
+        par = ints[i, 1]
+        for a in range(6):
+            pA[par, a] += pa[a] + tmp[a] + U[i, a] * ui / di
+            for b in range(6):
+                IA[par, a, b] += Ia[a, b]
+    acc = np.zeros((nb, 6))
+    for a in range(3):   # gravity as an upward acceleration of the inertial frame
+        acc[0, a] = -root[10 + a]
+    if floating:
         rhs = np.empty(6)
-        _matvec6(IA[0], root_acc, tmp)
-        for a in range(6):
-            rhs[a] = tau[a] - pA[0, a] - tmp[a]
+        _matvec6(IA[0], acc[0], tmp)
+        for a in range(3):   # root wrench: body frame at the root origin (= O) -> world axes
+            rhs[a] = R0[a, 0] * tau[0] + R0[a, 1] * tau[1] + R0[a, 2] * tau[2] - pA[0, a] - tmp[a]
+            rhs[3 + a] = R0[a, 0] * tau[3] + R0[a, 1] * tau[4] + R0[a, 2] * tau[5] - pA[0, 3 + a] - tmp[3 + a]
         a0 = np.empty(6)
         _solve_spd6(IA[0], rhs, a0)
+        for a in range(3):   # body-frame spatial acceleration = X0 a0 (O is the root origin)
+            qdd[a] = R0[0, a] * a0[0] + R0[1, a] * a0[1] + R0[2, a] * a0[2]
+            qdd[3 + a] = R0[0, a] * a0[3] + R0[1, a] * a0[4] + R0[2, a] * a0[5]
         for a in range(6):
-            qdd[a] = a0[a]
-            acc6[0, a] = root_acc[a] + a0[a]
-    else:
-        acc6[0, :] = root_acc
+            acc[0, a] += a0[a]
     for i in range(1, nb):
-        _motion_to_child(R_local[i], ps[i], acc6[ints[i, 1]], tmp)
+        par = ints[i, 1]
+        ua = 0.0
         for a in range(6):
-            tmp[a] += biases[i, a]
-        if ints[i, 0] != 0:
-            ua = 0.0
-            for a in range(6):
-                ua += U[i, a] * tmp[a]
-            qddi = (u[i] - ua) / d[i]
-            qdd[ints[i, 3]] = qddi
-            tmp[ints[i, 4]] += qddi
+            tmp[a] = acc[par, a] + c[i, a]
+            ua += U[i, a] * tmp[a]
+        qddi = (u[i] - ua) / d[i]
+        qdd[ints[i, 3]] = qddi
         for a in range(6):
-            acc6[i, a] = tmp[a]
-    return R0
+            acc[i, a] = tmp[a] + S[i, a] * qddi
+    return R0.copy()
 
 
 @_jit
-def _inertial_wrenches(ints, R_local, ew, pA):
-    """Subtract constant inertial-frame wrenches (rotated into the body frames) from the bias forces."""
-    nb = ints.shape[0]
-    R_world = np.empty((nb, 3, 3))
-    R_world[0] = R_local[0]
-    for i in range(1, nb):
-        R_world[i] = R_world[ints[i, 1]] @ R_local[i]
-    Fb = np.empty(3)
-    Tb = np.empty(3)
-    for e in range(ew.shape[0]):
-        b = int(ew[e, 0])
-        for a in range(3):
-            Fb[a] = 0.0
-            Tb[a] = 0.0
-            for k in range(3):
-                Fb[a] += R_world[b, k, a] * ew[e, 10 + k]
-                Tb[a] += R_world[b, k, a] * ew[e, 13 + k]
-        for a in range(3):
-            for k in range(3):
-                Tb[a] += ew[e, 1 + 3 * a + k] * Fb[k]
-        for a in range(3):
-            pA[b, a] -= Fb[a]
-            pA[b, 3 + a] -= Tb[a]
+def _world_inertia(R, p, D, out):
+    """out = the rigid spatial inertia D (body origin, body axes) at the world point O, world axes.
+
+    With m, first moment h = m c and J about the body origin read from D:
+    h_O = R h + m p,  J_O = R J R^T - m [p]x^2 - [p]x [R h]x - [R h]x [p]x.
+    """
+    m = D[0, 0]
+    hb0, hb1, hb2 = D[5, 1], D[3, 2], D[4, 0]   # D[3:, :3] = [h]x
+    h0 = R[0, 0] * hb0 + R[0, 1] * hb1 + R[0, 2] * hb2
+    h1 = R[1, 0] * hb0 + R[1, 1] * hb1 + R[1, 2] * hb2
+    h2 = R[2, 0] * hb0 + R[2, 1] * hb1 + R[2, 2] * hb2
+    T = np.empty((3, 3))
+    for a in range(3):
+        for b in range(3):
+            T[a, b] = D[3 + a, 3] * R[b, 0] + D[3 + a, 4] * R[b, 1] + D[3 + a, 5] * R[b, 2]
+    J = np.empty((3, 3))
+    for a in range(3):
+        for b in range(3):
+            J[a, b] = R[a, 0] * T[0, b] + R[a, 1] * T[1, b] + R[a, 2] * T[2, b]
+    px, py, pz = p[0], p[1], p[2]
+    # -m [p]x^2 = m (|p|^2 1 - p p^T);  -([p]x [h]x + [h]x [p]x) = 2 (p.h) 1 - p h^T - h p^T
+    pp = px * px + py * py + pz * pz
+    ph = px * h0 + py * h1 + pz * h2
+    P = (px, py, pz)
+    H = (h0, h1, h2)
+    for a in range(3):
+        for b in range(3):
+            delta = 1.0 if a == b else 0.0
+            J[a, b] += m * (pp * delta - P[a] * P[b]) + 2.0 * ph * delta - P[a] * H[b] - H[a] * P[b]
+    g0, g1, g2 = h0 + m * px, h1 + m * py, h2 + m * pz   # first moment about O
+    for a in range(6):
+        for b in range(6):
+            out[a, b] = 0.0
+    out[0, 0] = out[1, 1] = out[2, 2] = m
+    # [[m 1, -[g]x], [[g]x, J_O]]
+    out[3, 1], out[3, 2] = -g2, g1
+    out[4, 0], out[4, 2] = g2, -g0
+    out[5, 0], out[5, 1] = -g1, g0
+    out[1, 3], out[2, 3] = -g2, g1
+    out[0, 4], out[2, 4] = g2, -g0
+    out[0, 5], out[1, 5] = -g1, g0
+    for a in range(3):
+        for b in range(3):
+            out[3 + a, 3 + b] = J[a, b]
 
 
 @_jit
