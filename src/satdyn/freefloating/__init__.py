@@ -59,6 +59,7 @@ from .from_multibody import from_multibody, from_urdf
 from .model import SpacecraftManipulator, dh_transform, from_dh
 from .modes import ManeuveringMode, base_wrench
 from .simulate import SimulationResult, momentum_report, simulate
+from .tree import tree_generalized_jacobians
 from .virtual import VirtualManipulator, virtual_manipulator
 
 __all__ = [
@@ -77,5 +78,5 @@ __all__ = [
     "JointSequenceCommand", "ComputedTorqueController", "gains_from_torque_limits",
     "SimulationResult", "simulate", "momentum_report",
     "ExampleSystem", "EXAMPLES", "load_example",
-    "VirtualManipulator", "virtual_manipulator",
+    "VirtualManipulator", "virtual_manipulator", "tree_generalized_jacobians",
 ]
