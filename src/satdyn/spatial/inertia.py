@@ -182,7 +182,8 @@ def composite_inertia(masses, coms, inertias, dcms=None):
     Parameters
     ----------
     masses : array_like, shape (..., n_bodies)
-        Body masses [kg].
+        Body masses [kg], >= 0 with a positive total (massless members carry no inertia
+        about their own CoM, or a rotational inertia only).
     coms : array_like, shape (..., n_bodies, 3)
         Body centres of mass [m] in the common frame b, from any common origin O.
     inertias : array_like, shape (..., n_bodies, 3, 3)
@@ -198,9 +199,12 @@ def composite_inertia(masses, coms, inertias, dcms=None):
     inertia : ndarray, shape (..., 3, 3)
         System inertia about its centre of mass, in frame b.
     """
-    m = _check_mass(masses, "masses")
+    m = as_float_array(masses, "masses")
     if m.ndim < 1:
         raise ValueError("`masses` must have shape (..., n_bodies)")
+    # Massless members (a URDF tool frame, a gimbal link) are allowed; the total must be positive.
+    if np.any(m < 0.0) or np.any(m.sum(axis=-1) <= 0.0):
+        raise ValueError(f"`masses` must be >= 0 [kg] with a positive total; got {m.tolist()}")
     r = as_batch_of(coms, (3,), "coms")
     J = as_batch_of(inertias, (3, 3), "inertias")
     if dcms is not None:
