@@ -62,7 +62,7 @@ def _pose_points(tree: EquilibriumTree, pose_outputs) -> list[tuple[str, object,
         elif isinstance(point, str) and point not in tree.body[body].ports:
             raise ValueError(f"pose_outputs[{i}]: body {body!r} has no port {point!r} "
                              f"(ports: {sorted(tree.body[body].ports)})")
-        label = body if point is None else f"{body}.{point}" if isinstance(point, str) else f"{body}.point{i}"
+        label = body if point is None else f"{body}_{point}" if isinstance(point, str) else f"{body}_point{i}"
         points.append((body, point, label))
     return points
 
@@ -185,6 +185,7 @@ def equilibrium_linearisation(tree: EquilibriumTree, values: dict | None = None,
     """
     _check_tree(tree)
     points = _pose_points(tree, pose_outputs)
+    signal_names(tree, points, pose_rates)  # rejects repeated outputs
     alg = NumericAlgebra(values)
     trim = backward_recurrence(alg, tree, forward_recurrence(alg, tree, positions=bool(points)))
     M, Kg = linear_inverse_dynamics(alg, tree, trim)
