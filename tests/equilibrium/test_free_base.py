@@ -65,8 +65,9 @@ def test_free_base_trim_and_linearisation_equal_pinocchio_free_flyer(seed):
         np.testing.assert_allclose(lin.A, A, rtol=0, atol=fd_tol(A))
         np.testing.assert_allclose(lin.B, B, rtol=0, atol=fd_tol(B))
         # Physics invariant: the mass matrix is symmetric positive definite.
-        np.testing.assert_allclose(lin.mass_matrix, lin.mass_matrix.T, rtol=0, atol=1e-12 * np.abs(lin.mass_matrix).max())
-        assert np.linalg.eigvalsh(lin.mass_matrix).min() > 0
+        M = lin.mass_matrix
+        np.testing.assert_allclose(M, M.T, rtol=0, atol=1e-12 * np.abs(M).max())
+        assert np.linalg.eigvalsh(M).min() > 0
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +176,8 @@ def test_ground_arm_pose_outputs_equal_pinocchio_forward_kinematics():
     rng = np.random.default_rng(5)
     for q in rng.uniform(-2.5, 2.5, (3, 2)):
         C = model.plant.evaluate({"theta1": q[0], "theta2": q[1]}).C[4:]
-        ref = fd_point_poses(pinocchio_arm(arm), q, [(2, arm.L2 * arm.link_direction), (1, arm.L1 * arm.link_direction)],
-                             STEP)
+        points = [(2, arm.L2 * arm.link_direction), (1, arm.L1 * arm.link_direction)]
+        ref = fd_point_poses(pinocchio_arm(arm), q, points, STEP)
         for k, (X, _, _, _) in enumerate(ref):
             np.testing.assert_allclose(C[6 * k:6 * k + 6, :2], X, rtol=0, atol=fd_tol(X))
 
