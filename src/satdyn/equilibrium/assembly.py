@@ -14,7 +14,9 @@
 
 Both give the plant with inputs ``T_<joint>`` [N m] and outputs ``theta_<joint>`` [rad],
 ``dtheta_<joint>`` [rad/s] (states ``[dtheta; dtheta']``), plus the static LFRs of the
-trim torques ``Tbar`` [N m], the mass matrix and the stiffness.
+trim torques ``Tbar`` [N m], the mass matrix and the stiffness. Option B also covers a free
+base (12 more states, its control wrench as 6 more inputs, its trim wrench as a static LFR),
+external trim wrenches and optional pose outputs (see :func:`signal_names`).
 
 Arguments used below
 --------------------

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .body import Scaled, port_vector, wrench_transport_matrix
+from .body import Scaled, _check_vector, port_vector, wrench_transport_matrix
 
 __all__ = ["FreeBase", "ExternalWrench", "external_trim_wrench", "external_linear_wrench", "BASE_AXES"]
 
@@ -42,10 +42,7 @@ def _rotation(value, what):
 
 def _vector_entry(value, what):
     if isinstance(value, (list, tuple, np.ndarray)):
-        v = np.asarray(value, dtype=float)
-        if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise ValueError(f"{what} must be 3 finite numbers, got {value!r}")
-        return v
+        return _check_vector(value, what)
     if isinstance(value, Scaled) and value.direction.shape != (3,):
         raise ValueError(f"{what} must be a 3-vector, got a {value.direction.shape} Scaled")
     return value

@@ -7,7 +7,10 @@
 * Step 3 (inverse mode, option B), :func:`linear_inverse_dynamics`: the linear recursion with
   the generalised variables ``g = [dq''; dq]`` (2n) as inputs, motion outward with the
   joint blocks of section 3.4, wrenches inward with the body block of section 3.2, giving
-  ``dT = M dq'' + K dq`` (``K`` = gravity stiffness, springs excluded).
+  ``dT = M dq'' + K dq`` (``K`` = gravity stiffness, springs excluded). On a free base
+  (Fig. 1b) its 6 coordinates come first and its row is the base's forward dynamics.
+* Optional pose outputs, :func:`pose_maps`: ``[dp; dphi]`` of body points, the same outward
+  recursion with the angles in place of the accelerations.
 
 Arguments used below
 --------------------
@@ -272,31 +275,39 @@ def _layout(tree):
     return N, {j.name: nb + i for i, j in enumerate(tree.joints)}, np.eye(2 * N)
 
 
-def _pose_recursion(alg, tree, trim, skews):
-    """Body name -> ``[dp; dphi]`` (6, 2N) at the body's port P, body frame, outward.
+def _outward_motion(alg, tree, trim, offset, skews):
+    """A 6-row motion map (2N columns) at every body's port P, body frame, base -> leaves.
 
-    Ground: zero; free base: its coordinates; a joint maps ``Pbar^T(x2)`` and adds ``r_c6 dtheta``
-    (the zero-field joint motion with the angle for the acceleration); across a body the pose
-    moves from P to a port C with ``tau_{CP}``, the position part included (E003-7)."""
+    ``offset = 0``: accelerations ``dx''`` (the base's ``[dv'; domega']`` and the joints' ``dtheta''``);
+    ``offset = N``: poses ``[dp; dphi]`` (the base's ``(dp, dphi)`` and the joints' ``dtheta``). The
+    ground gives zero; a joint maps ``Pbar^T(x2)`` and adds ``r_c6`` times its column (the
+    zero-field joint motion); across a body the map moves from P to a port C with ``tau_{CP}``,
+    which for the pose includes the position part (E003-7).
+
+    Returns
+    -------
+    motion : dict body -> (6, 2N);  at_parent : dict connection -> (6, 2N) the parent's motion at the joint point
+    """
     N, index, eye = _layout(tree)
-    pose = {}
+    motion, at_parent = {}, {}
     if tree.base is not None:
-        pose[tree.base.body] = alg.const(eye[N:N + 6])
+        motion[tree.base.body] = alg.const(eye[offset:offset + 6])
     for c in tree.connections:
         if c.parent is None:
-            pose_p = alg.zeros((6, 2 * N))
+            x_p = alg.zeros((6, 2 * N))
         else:
-            pose_p = pose[c.parent]
+            x_p = motion[c.parent]
             S = _port_skew(alg, tree, c, skews)
             if S is not None:
-                pose_p = alg.simplify(transport_acceleration(alg, pose_p, S))
+                x_p = alg.simplify(transport_acceleration(alg, x_p, S))
+        at_parent[c.name] = x_p
         P = trim.dcm[c.name]
         if isinstance(c, RevoluteJoint):
-            i = index[c.name]
-            pose[c.child] = alg.simplify(revolute_zero_field_motion(alg, c, P, pose_p, eye[N + i:N + i + 1]))
+            i = offset + index[c.name]
+            motion[c.child] = alg.simplify(revolute_zero_field_motion(alg, c, P, x_p, eye[i:i + 1]))
         else:
-            pose[c.child] = alg.simplify(rotate_to_child(alg, P, pose_p))
-    return pose
+            motion[c.child] = alg.simplify(rotate_to_child(alg, P, x_p))
+    return motion, at_parent
 
 
 def pose_maps(alg, tree: EquilibriumTree, trim: Trim, pose_points):
@@ -313,7 +324,7 @@ def pose_maps(alg, tree: EquilibriumTree, trim: Trim, pose_points):
     projected with the equilibrium DCM), ``dphi`` the body's small rotation vector [rad].
     """
     N = _layout(tree)[0]
-    pose = _pose_recursion(alg, tree, trim, {})
+    pose = _outward_motion(alg, tree, trim, N, {})[0]
     maps = []
     for body, point in pose_points:
         x = pose[body]
@@ -340,32 +351,22 @@ def linear_inverse_dynamics(alg, tree: EquilibriumTree, trim: Trim):
     k = 2 * N
     skews = {}
     need_pose = tree.base is not None or any(w.frame == "inertial" for w in tree.external_wrenches)
-    pose = _pose_recursion(alg, tree, trim, skews) if need_pose else {}
-    d_field, d_accel = {}, {}
-    zero3, zero6 = alg.zeros((3, k)), alg.zeros((6, k))
+    pose = _outward_motion(alg, tree, trim, N, skews)[0] if need_pose else {}
+    d_accel, accel_at_joint = _outward_motion(alg, tree, trim, 0, skews)
+    # Field seen by each body, outward.
+    d_field = {}
     if tree.base is not None:
         b = tree.base.body
-        d_accel[b] = alg.const(eye[:6])
         d_field[b] = alg.skew(trim.field[b]) @ alg.const(eye[N + 3:N + 6])  # da = skew(abar) dphi
-    # Motion, outward.
     for c in tree.connections:
-        if c.parent is None:
-            da_p, dx_p = zero3, zero6
-        else:
-            da_p, dx_p = d_field[c.parent], d_accel[c.parent]
-            S = _port_skew(alg, tree, c, skews)
-            if S is not None:
-                dx_p = alg.simplify(transport_acceleration(alg, dx_p, S))
+        da_p = alg.zeros((3, k)) if c.parent is None else d_field[c.parent]
         P = trim.dcm[c.name]
         if isinstance(c, RevoluteJoint):
             i = index[c.name]
-            acc_row, ang_row = eye[i:i + 1], eye[N + i:N + i + 1]
-            d_field[c.child] = alg.simplify(revolute_equilibrium_field(alg, c, P, trim.field[c.child], da_p, ang_row))
-            d_accel[c.child] = alg.simplify(revolute_zero_field_motion(alg, c, P, dx_p, acc_row))
+            d_field[c.child] = alg.simplify(revolute_equilibrium_field(alg, c, P, trim.field[c.child], da_p,
+                                                                       eye[N + i:N + i + 1]))
         else:
             d_field[c.child] = alg.simplify(P.T @ da_p)
-            d_accel[c.child] = alg.simplify(rotate_to_child(alg, P, dx_p))
-        d_accel[(c.name, "parent")] = dx_p
     # Wrenches, inward.
     contrib = {b.name: [] for b in tree.bodies}
     for w in tree.external_wrenches:
@@ -376,7 +377,7 @@ def linear_inverse_dynamics(alg, tree: EquilibriumTree, trim: Trim):
     for c in reversed(tree.connections):
         dW = body_linear_wrench(alg, trim.mass_matrix[c.child], d_accel[c.child], d_field[c.child],
                                 contrib[c.child])
-        dx_p = d_accel[(c.name, "parent")]
+        dx_p = accel_at_joint[c.name]
         if isinstance(c, RevoluteJoint):
             i = index[c.name]
             acc_row, ang_row = eye[i:i + 1], eye[N + i:N + i + 1]
