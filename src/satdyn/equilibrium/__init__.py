@@ -20,7 +20,7 @@ and numerical trim + linearisation: :mod:`satdyn.equilibrium.reference`. Study:
 from .arm import (GEOMETRIES, UNCERTAIN_PARAMETERS, TwoLinkArm, load_two_link_arm, two_link_arm_lfr,
                   two_link_arm_parameters, two_link_arm_tree)
 from .assembly import EquilibriumLFR, EquilibriumLinearisation, equilibrium_lfr, equilibrium_linearisation
-from .blocks import revolute_joint_block, rigid_body_block, weld_block
+from .blocks import free_base_block, revolute_joint_block, rigid_body_block, weld_block
 from .base import ExternalWrench, FreeBase
 from .body import RigidBody, Scaled
 from .joint import RevoluteJoint, Weld
@@ -45,6 +45,7 @@ __all__ = [
     "revolute_joint_block",
     "rigid_body_block",
     "weld_block",
+    "free_base_block",
     "RevoluteJoint",
     "Weld",
     "EquilibriumTree",
