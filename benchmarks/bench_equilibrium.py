@@ -10,6 +10,11 @@ trim + linearisation at each configuration (peers measured in the same run).
    The peers are timed on ``--peer-configs`` configurations (default 400) and their
    per-configuration time is used for the ratio (``--peer-configs 10000`` times them all).
 
+3. The free base (arXiv:2109.00407 Fig. 1b): a random two-link arm on a buoyant free base
+   (16 states; uncertain masses and buoyancy, scheduling angles), its LFT evaluated at the
+   same N points vs Pinocchio's free-flyer trim (RNEA) + central differences of ABA per
+   point (the tests' oracle), timed on ``--peer-configs`` points.
+
 Run: ``PYTHONPATH=src python benchmarks/bench_equilibrium.py [--configs N] [--peer-configs M]``.
 Prints per-configuration times and ratios (> 1: the LFT route is faster). Also checks that
 the LFT models agree with the peers on the timed configurations.
@@ -114,6 +119,40 @@ def main(argv=None):
           f"{per_mb * n:.1f} s ({per_mb * n / total_lfr:.1f} x)"
           + (f", vs Pinocchio {per_pin * n:.1f} s ({per_pin * n / total_lfr:.1f} x)"
              if pinocchio_trim_linearise is not None else ""))
+    free_base_case(n, args.peer_configs, chunk, args.seed)
+
+
+def free_base_case(n, m, chunk, seed):
+    """Section 3 of the module docstring; prints the ratio."""
+    try:
+        from free_base_oracles import free_arm_parameters, free_arm_tree, pinocchio_trim_linearise, random_free_arm
+    except ImportError:  # pragma: no cover - pinocchio is a dev dependency
+        print("free base: Pinocchio not installed, skipped")
+        return
+    from satdyn.equilibrium import equilibrium_lfr
+
+    rng = np.random.default_rng(seed)
+    arm = random_free_arm(rng)
+    params = free_arm_parameters(arm)
+    t0 = time.perf_counter()
+    model = equilibrium_lfr(free_arm_tree(arm, params))
+    build = time.perf_counter() - t0
+    values = {k: rng.uniform(*p.range, n) for k, p in params.items()}
+    model.plant.evaluate_batch({k: v[:10] for k, v in values.items()})  # warm-up
+    t_lfr, batch = _best(lambda: model.plant.evaluate_batch(values, chunk=chunk))
+    per_lfr = t_lfr / n
+    m = min(m, n)
+    points = [{k: float(v[i]) for k, v in values.items()} for i in range(m)]
+    t_pin, pin_out = _best(lambda: [pinocchio_trim_linearise(arm, p, 1e-5) for p in points], repeat=1)
+    per_pin = t_pin / m
+    err = max(np.abs(batch.A[i] - r[1]).max() / np.abs(r[1]).max() for i, r in enumerate(pin_out))
+    print()
+    print(f"free base: LFT built in {build:.2f} s ({model.plant.nstates} states, Delta {model.plant.ndelta}); "
+          f"evaluate_batch {1e6 * per_lfr:.1f} us per point ({n} points, all well posed: {bool(batch.valid.all())})")
+    print(f"free base: Pinocchio free-flyer trim + FD linearisation {1e3 * per_pin:.2f} ms per point (timed on {m}); "
+          f"max relative difference of A {err:.1e}")
+    print(f"ratio per point, free-base LFT batch vs Pinocchio trim + FD:      {per_pin / per_lfr:8.1f} x "
+          f"(including the build over {n} points: {per_pin * n / (build + t_lfr):.1f} x)")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ corrected eq. (22)); the equilibrium quantities (DCMs, field seen by each body, 
 wrenches, static torques) are propagated through the tree as LFRs and re-injected, so the
 assembled model is one LFR exactly covering every equilibrium angle and parameter.
 
-Model: :class:`RigidBody`, :class:`RevoluteJoint`, :class:`Weld`, :class:`EquilibriumTree`.
+Model: :class:`RigidBody`, :class:`RevoluteJoint`, :class:`Weld`, :class:`EquilibriumTree`,
+optionally on a :class:`FreeBase` (12-state forward base) with :class:`ExternalWrench` trim loads;
+optional pose outputs (:func:`pose_maps`).
 Algorithms: :func:`forward_recurrence` (step 1), :func:`backward_recurrence` (step 2),
 :func:`linear_inverse_dynamics` (option B recursion), :func:`equilibrium_lfr` (step 3,
 options A/B), :func:`equilibrium_linearisation` (the same algorithm numerically).
@@ -18,10 +20,12 @@ and numerical trim + linearisation: :mod:`satdyn.equilibrium.reference`. Study:
 from .arm import (GEOMETRIES, UNCERTAIN_PARAMETERS, TwoLinkArm, load_two_link_arm, two_link_arm_lfr,
                   two_link_arm_parameters, two_link_arm_tree)
 from .assembly import EquilibriumLFR, EquilibriumLinearisation, equilibrium_lfr, equilibrium_linearisation
-from .blocks import revolute_joint_block, rigid_body_block, weld_block
+from .blocks import free_base_block, revolute_joint_block, rigid_body_block, weld_block
+from .base import ExternalWrench, FreeBase
 from .body import RigidBody, Scaled
 from .joint import RevoluteJoint, Weld
-from .recurrence import EquilibriumTree, Trim, backward_recurrence, forward_recurrence, linear_inverse_dynamics
+from .recurrence import (EquilibriumTree, Trim, backward_recurrence, forward_recurrence, linear_inverse_dynamics,
+                         pose_maps)
 from .reference import (arm_gravity_stiffness, arm_linear_state_space, arm_mass_matrix, arm_static_torques,
                         relative_error, trim_and_linearise)
 
@@ -35,9 +39,13 @@ __all__ = [
     "two_link_arm_lfr",
     "RigidBody",
     "Scaled",
+    "FreeBase",
+    "ExternalWrench",
+    "pose_maps",
     "revolute_joint_block",
     "rigid_body_block",
     "weld_block",
+    "free_base_block",
     "RevoluteJoint",
     "Weld",
     "EquilibriumTree",

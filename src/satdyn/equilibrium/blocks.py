@@ -16,6 +16,10 @@ Signals are named after the bodies and joints, so blocks of one tree connect by 
 * weld ``W``: inputs ``a_p``, ``acc_p@C``, ``W_c``; outputs ``a_c``, ``acc_c``, ``W_W``.
 * body ``b`` with child connections ``k``: inputs ``a_b``, ``acc_b``, ``W_k``; outputs
   ``W_b`` (wrench on its parent at its port P), ``acc_b@C`` for each port with children.
+* free base ``b`` (forward dynamics, Fig. 1b, 12 states ``[dp; dphi; dv; domega]``): inputs
+  ``W_k`` of its child connections and ``F_b`` (6, control wrench at P, body frame); outputs
+  ``a_b``, ``acc_b``, ``acc_b@C`` for each port with children, ``pose_b`` (6, ``[dp; dphi]``)
+  and ``twist_b`` (6, ``[dv; domega]``).
 
 All quantities are first-order variations, in the frames of arXiv:2109.00407.
 """
@@ -30,7 +34,7 @@ from .joint import (RevoluteJoint, Weld, joint_dcm, revolute_equilibrium_field, 
                     revolute_torque, revolute_zero_field_motion, revolute_zero_field_wrench, rotate_to_child,
                     rotate_to_parent)
 
-__all__ = ["revolute_joint_block", "weld_block", "rigid_body_block", "joint_block", "body_block"]
+__all__ = ["revolute_joint_block", "weld_block", "rigid_body_block", "free_base_block", "joint_block", "body_block"]
 
 
 def _seg(names_sizes):
@@ -214,3 +218,76 @@ def rigid_body_block(body: RigidBody, children=(), *, tolerance: float = 1e-10):
             raise ValueError(f"body {body.name!r} has no port {c.parent_port!r}")
     alg = LFRAlgebra(tolerance)
     return body_block(alg, body, children, body_mass_matrix(alg, body))
+
+
+def free_base_block(body: RigidBody, base, children=(), *, field_acceleration=(0.0, 0.0, 0.0),
+                    external_wrenches=(), tolerance: float = 1e-10):
+    """The free base in forward dynamics as a dynamic LFR (arXiv:2109.00407, Fig. 1b).
+
+    ``D_P (dx''_P + [skew(abar) dphi; 0]) = sum_k tau_{C_k P}^T W_k + dW_ext + F``, with 12
+    states ``[dp; dphi; dv; domega]`` at the port P, body frame (``dp' = dv``, ``dphi' = domega``).
+
+    Parameters
+    ----------
+    body : RigidBody
+    base : FreeBase
+        Names ``body`` and gives its equilibrium attitude ``P_{b/i}``.
+    children : sequence of RevoluteJoint / Weld
+        Connections whose parent is this body (they name the wrench inputs ``W_<name>``).
+    field_acceleration : (3,) array
+        ``a = -g`` in the ground frame [m/s^2].
+    external_wrenches : sequence of ExternalWrench
+        Those acting on this body; the ones fixed in the ground frame turn with ``dphi``.
+
+    Returns
+    -------
+    satdyn.lfr.LFR
+        Signals as in the module docstring.
+    """
+    from .. import lfr
+    from .base import FreeBase, external_linear_wrench, external_trim_wrench
+
+    if not isinstance(body, RigidBody):
+        raise TypeError(f"body must be a RigidBody, got {type(body).__name__}")
+    if not isinstance(base, FreeBase) or base.body != body.name:
+        raise ValueError(f"base must be the FreeBase of body {body.name!r}, got {base!r}")
+    a = np.asarray(field_acceleration, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"field_acceleration must be 3 finite numbers [m/s^2], got {field_acceleration!r}")
+    children = list(children)
+    for c in children:
+        if c.parent != body.name:
+            raise ValueError(f"connection {c.name!r} has parent {c.parent!r}, not {body.name!r}")
+    wrenches = [w for w in external_wrenches if w.body == body.name]
+    alg = LFRAlgebra(tolerance)
+    ins = [(f"W_{c.name}", 6) for c in children] + [(f"F_{body.name}", 6)]
+    sel, k = _seg([("x", 12)] + ins)
+    phi = sel["x"][3:6]
+    dW = sel[f"F_{body.name}"]
+    acc_rows, outs, ports_done = [], [], set()
+    for c in children:
+        if c.parent_port is None:
+            dW = dW + sel[f"W_{c.name}"]
+            continue
+        T = wrench_transport_matrix(alg, port_vector(alg, body.ports[c.parent_port])[1])
+        dW = dW + T @ sel[f"W_{c.name}"]
+        if c.parent_port not in ports_done:
+            ports_done.add(c.parent_port)
+            acc_rows.append(T.T)  # tau_{CP}: the acceleration at the port
+            outs.append((f"acc_{body.name}@{c.parent_port}", 6))
+    attitude = alg.const(base.attitude)
+    for w in wrenches:
+        if w.frame == "inertial":
+            _, comps = external_trim_wrench(alg, w, attitude)
+            dW = dW + external_linear_wrench(alg, w, comps, port_vector(alg, w.point)[1], phi)
+    da = alg.skew(base.attitude.T @ a) @ phi  # the field turns in the body frame
+    D = body_mass_matrix(alg, body)
+    Dinv = lfr.as_lfr(D).inv() if isinstance(D, lfr.LFR) else np.linalg.inv(D)
+    acc = alg.simplify(Dinv @ dW - alg.vstack([da, np.zeros((3, k))]))
+    state_dot = alg.vstack([sel["x"][6:12], acc])
+    rows = [state_dot, da, acc] + [to_port @ acc for to_port in acc_rows] + [sel["x"][:6], sel["x"][6:12]]
+    S = lfr.vstack([lfr.as_lfr(alg.simplify(r)) for r in rows])
+    plant = lfr.lft(S, lfr.integrator(12), upper=True)
+    outs = [(f"a_{body.name}", 3), (f"acc_{body.name}", 6)] + outs + [(f"pose_{body.name}", 6),
+                                                                      (f"twist_{body.name}", 6)]
+    return plant.rename(inputs=_names(ins), outputs=_names(outs))
