@@ -24,7 +24,7 @@ def assemble_by_hand(model, sequence="ZYX"):
     d = BlockDiagram(model.name)
     g = model.gravity
     for i, (bd, joint) in enumerate(zip(model.bodies, model.joints)):
-        ports = {model.bodies[c].name: model.joints[c].position for c in model.children[i]}
+        ports = {**bd.ports, **{model.bodies[c].name: model.joints[c].position for c in model.children[i]}}
         kw = dict(com=bd.com, inertia=bd.inertia, ports=ports)
         if joint.kind in ("floating", "floating_euler"):
             d.add(bd.name, FloatingBodyBlock(bd.mass, gravity=g, sequence=sequence, **kw))

@@ -38,6 +38,11 @@ from .mass_matrix import generalized_gravity, mass_matrix, nonlinear_effects
 from .model import Body, ExternalWrench, LoopClosure, Model, ModelBuilder, body
 from .simulate import SimulationResult, simulate
 from .urdf import load_urdf
+from .blocks import (
+    FloatingBodyBlock, GroundBlock, LoopClosureBlock, PrismaticBlock, RevoluteBlock, WeldBlock,
+)
+from .diagram import BlockDiagram, DiagramSignals, DiagramSimulation
+from .signals import MotionVector, Wrench
 
 __all__ = [
     "Model", "ModelBuilder", "Body", "body", "Joint", "ExternalWrench", "LoopClosure",
@@ -49,4 +54,6 @@ __all__ = [
     "simulate", "SimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
     "linearize", "load_urdf",
     "example_g", "example_g_initial_state", "ExampleGParameters", "EXAMPLE_G_DEFAULTS",
+    "FloatingBodyBlock", "GroundBlock", "WeldBlock", "RevoluteBlock", "PrismaticBlock", "LoopClosureBlock",
+    "BlockDiagram", "DiagramSignals", "DiagramSimulation", "MotionVector", "Wrench",
 ]
