@@ -61,6 +61,20 @@ def diagram_state(model, q, v, sequence="ZYX"):
     return np.concatenate([root, qj, vj])
 
 
+def model_state(model, x, sequence="ZYX"):
+    """satdyn (q, v) of a diagram state (quaternion floating root or fixed root)."""
+    from satdyn.spatial import quaternion_from_dcm
+
+    x = np.asarray(x, float)
+    if model.is_floating:
+        P = dcm_from_euler_sequence(x[9:12], sequence)
+        nj = model.nv - 6
+        q = np.concatenate([P @ x[6:9], quaternion_from_dcm(P), x[12:12 + nj]])
+        return q, np.concatenate([x[:6], x[12 + nj:]])
+    nj = model.nv
+    return x[:nj].copy(), x[nj:].copy()
+
+
 def diagram_acceleration(model, xdot):
     """Model-order accelerations (nv,) from a diagram state derivative."""
     n_root = 12 if model.is_floating else 0

@@ -79,10 +79,15 @@ class BlockOutput:
     state_derivative: np.ndarray | None = None
 
 
+def _cross(a, b):
+    """Cross product of two 3-vectors (np.cross costs ~20x more on single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def _crf(twist, h):
     """``C(x') h`` of eq. (26) (spatial force cross product, [lin; ang])."""
     v, w = twist[:3], twist[3:]
-    return np.concatenate([np.cross(w, h[:3]), np.cross(v, h[:3]) + np.cross(w, h[3:])])
+    return np.concatenate([_cross(w, h[:3]), _cross(v, h[:3]) + _cross(w, h[3:])])
 
 
 def body_frame_change(P_ab, m, sequence="ZYX"):
@@ -178,7 +183,7 @@ class _Body:
                 raise ValueError(f"`port_wrenches`: no port {name!r}; ports: {list(self.ports)}")
             W = _vector(W, 6, f"port_wrenches[{name!r}]")
             total[:3] += W[:3]
-            total[3:] += W[3:] + np.cross(self.ports[name], W[:3])
+            total[3:] += W[3:] + _cross(self.ports[name], W[:3])
         return total
 
     def _outputs(self, mP):
@@ -229,7 +234,7 @@ class FloatingBodyBlock(_Body):
         W = self._port_wrench(port_wrenches)
         acc = self.D_inv @ (W - _crf(twist, self.D @ twist)) + self._gravity_hat(att)
         gamma = euler_sequence_rate_matrix(att, self.sequence)
-        rates = np.concatenate([twist[:3] + np.cross(pos, twist[3:]), gamma @ twist[3:]])   # eq. (30)
+        rates = np.concatenate([twist[:3] + _cross(pos, twist[3:]), gamma @ twist[3:]])   # eq. (30)
         mP = np.concatenate([acc, x])
         return BlockOutput(self._outputs(mP), state_derivative=np.concatenate([acc, rates]))
 
@@ -384,7 +389,7 @@ class RevoluteBlock(_OneDof):
         P = self.dcm(q)
         m = body_frame_change(P, m_in, self.sequence)
         twist = m[6:12].copy()
-        corr = -qd * np.concatenate([np.cross(self.axis, m[6:9]), np.cross(self.axis, m[9:12])])
+        corr = -qd * np.concatenate([_cross(self.axis, m[6:9]), _cross(self.axis, m[9:12])])
         twist[3:] += qd * self.axis
         return P, (m[:6], corr, twist, m[12:18], None)
 
@@ -422,7 +427,7 @@ class PrismaticBlock(_OneDof):
         twist = T @ m0[6:12]
         twist[:3] += qd * self.axis
         corr = np.zeros(6)
-        corr[:3] = -qd * np.cross(self.axis, m0[9:12])
+        corr[:3] = -qd * _cross(self.axis, m0[9:12])
         pose = m0[12:18].copy()
         pose[:3] += q * self.axis
         return self.rotation, (T @ m0[:6], corr, twist, pose, T)
