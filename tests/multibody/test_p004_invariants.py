@@ -193,3 +193,24 @@ def test_frame_invariance(floating):
             m = sig.motion[("w", "P")]
             pos.append(dcm_from_euler_sequence(m[15:18], "ZYX") @ m[12:15])
         assert np.abs(pos[0] - pos[1]).max() < bound
+
+
+def test_time_varying_uniform_field():
+    # A uniform field g(t) (spec §7: "optionally time-varying") acts on every mass alike: a
+    # tumbling free body's CoM follows r'' = g(t) exactly, here g = [sin t, 0, -9.81] from rest:
+    # r = [t - sin t, 0, -9.81 t^2 / 2], whatever the rotation. Bound: the drift bound on |x| ~ 50.
+    field = lambda t: np.array([np.sin(t), 0.0, -9.81])
+    d = BlockDiagram()
+    d.add("body", FloatingBodyBlock(2.0, com=[0.3, 0, 0], inertia=INERTIA, gravity=field, ports={"B": [0.3, 0, 0]}))
+    x0 = np.zeros(12)
+    x0[3:6] = [0.4, 0.2, -0.3]
+    x0[:3] = -np.cross(x0[3:6], [0.3, 0, 0])   # B at rest: v_P = v_B + omega x BP
+    x0[6:9] = [-0.3, 0, 0]
+    t = np.linspace(0.0, 3.0, 7)
+    sol, n = _integrate(d, 3.0, x0, 1e-11, t_eval=t)
+    X = sol.y.T
+    r_B = np.einsum("nij,nj->ni", dcm_from_euler_sequence(X[:, 9:12], "ZYX"), X[:, 6:9] + [0.3, 0, 0])
+    expected = np.stack([t - np.sin(t), 0 * t, -9.81 * t**2 / 2], axis=1)
+    assert np.abs(r_B - expected).max() < _bound(n, 1e-11, 50.0, c=1.0)
+    with pytest.raises(ValueError, match="gravity"):
+        FloatingBodyBlock(1.0, inertia=INERTIA, gravity=lambda t: np.zeros(2)).forward(np.zeros(12))

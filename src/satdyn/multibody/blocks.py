@@ -163,13 +163,22 @@ class _Body:
         else:
             self.D = rigid_mass_matrix(m, self.inertia, self.com)
         self.ports = _ports(ports)
-        self.gravity = np.zeros(3) if gravity is None else _vector(gravity, 3, "gravity").copy()
+        if callable(gravity):       # a time-varying uniform field g(t) -> (3,)
+            self.gravity = gravity
+        else:
+            self.gravity = np.zeros(3) if gravity is None else _vector(gravity, 3, "gravity").copy()
         self.sequence = check_sequence(sequence)
 
-    def _gravity_hat(self, attitude):
+    def _gravity_hat(self, attitude, t=0.0):
+        """``[[g]_a; 0]`` from the body's Euler angles (and the time, for a field g(t))."""
         g = np.zeros(6)
-        if self.gravity.any():
-            g[:3] = dcm_from_euler_sequence(attitude, self.sequence).T @ self.gravity
+        g_i = self.gravity
+        if callable(g_i):
+            g_i = np.asarray(g_i(t), dtype=float)
+            if g_i.shape != (3,):
+                raise ValueError(f"`gravity(t)` must return a (3,) vector; got shape {g_i.shape}")
+        if g_i.any():
+            g[:3] = dcm_from_euler_sequence(attitude, self.sequence).T @ g_i
         return g
 
     def _port_wrench(self, port_wrenches):
@@ -210,8 +219,8 @@ class FloatingBodyBlock(_Body):
         About the CoM [kg m^2]; ``D_P`` must be invertible.
     ports : dict
         Child-port name -> position in the body frame [m].
-    gravity : array_like, shape (3,)
-        ``[g]_i`` [m/s^2].
+    gravity : array_like, shape (3,), or callable
+        ``[g]_i`` [m/s^2], constant or a uniform field ``gravity(t) -> (3,)`` varying in time.
     sequence : str
         Euler sequence of the attitude states (:mod:`satdyn.spatial.euler`).
     """
@@ -224,25 +233,25 @@ class FloatingBodyBlock(_Body):
             raise ValueError("a floating root needs `mass` > 0 and a positive-definite `inertia` (D_P invertible)")
         self.D_inv = np.linalg.inv(self.D)
 
-    def forward(self, state, port_wrenches=None) -> BlockOutput:
+    def forward(self, state, port_wrenches=None, *, t=0.0) -> BlockOutput:
         """Forward dynamics (eqs. 29-31): wrenches at the ports (``"P"`` included) -> motion vectors.
 
-        ``state`` (12,); ``port_wrenches`` dict port -> ``[W_{./B,port}]_b`` (6,).
+        ``state`` (12,); ``port_wrenches`` dict port -> ``[W_{./B,port}]_b`` (6,); ``t`` [s] for a field g(t).
         """
         x = _vector(state, 12, "state")
         twist, pos, att = x[:6], x[6:9], x[9:12]
         W = self._port_wrench(port_wrenches)
-        acc = self.D_inv @ (W - _crf(twist, self.D @ twist)) + self._gravity_hat(att)
+        acc = self.D_inv @ (W - _crf(twist, self.D @ twist)) + self._gravity_hat(att, t)
         gamma = euler_sequence_rate_matrix(att, self.sequence)
         rates = np.concatenate([twist[:3] + _cross(pos, twist[3:]), gamma @ twist[3:]])   # eq. (30)
         mP = np.concatenate([acc, x])
         return BlockOutput(self._outputs(mP), state_derivative=np.concatenate([acc, rates]))
 
-    def inverse(self, motion, port_wrenches=None) -> np.ndarray:
+    def inverse(self, motion, port_wrenches=None, *, t=0.0) -> np.ndarray:
         """Inverse dynamics (Fig. 1): imposed ``m_P`` (18,) -> required ``[W_{./B,P}]_b`` (6,)."""
         m = _vector(np.asarray(motion, dtype=float), 18, "motion")
         twist = m[6:12]
-        W = self.D @ (m[:6] - self._gravity_hat(m[15:18])) + _crf(twist, self.D @ twist)
+        W = self.D @ (m[:6] - self._gravity_hat(m[15:18], t)) + _crf(twist, self.D @ twist)
         return W - self._port_wrench(port_wrenches)
 
 
@@ -293,11 +302,11 @@ class WeldBlock(_JointBody):
     def __init__(self, mass=0.0, *, com=None, inertia=None, ports=None, gravity=None, sequence="ZYX", rotation=None):
         super().__init__(mass, com, inertia, ports, gravity, sequence, rotation)
 
-    def evaluate(self, parent_motion, port_wrenches=None) -> BlockOutput:
+    def evaluate(self, parent_motion, port_wrenches=None, *, t=0.0) -> BlockOutput:
         """Parent motion ``[m^B_P]_b`` (18,) and child-port wrenches -> ``[W_{A/B,P}]_b``, child motions."""
         m = body_frame_change(self.rotation, _vector(np.asarray(parent_motion, dtype=float), 18, "parent_motion"),
                               self.sequence)
-        W = self._newton_euler(m[:6], m[6:12], self._gravity_hat(m[15:18]), self._port_wrench(port_wrenches))
+        W = self._newton_euler(m[:6], m[6:12], self._gravity_hat(m[15:18], t), self._port_wrench(port_wrenches))
         R = self.rotation
         return BlockOutput(self._outputs(m), np.concatenate([R @ W[:3], R @ W[3:]]))
 
@@ -323,11 +332,11 @@ class _OneDof(_JointBody):
         """Joint law ``-k (q - rest) - d q_dot`` (the Fig. 16 feedbacks)."""
         return -self.stiffness * (q - self.rest) - self.damping * qd
 
-    def _solve(self, q, qd, parent_motion, port_wrenches, effort, qdd):
+    def _solve(self, q, qd, parent_motion, port_wrenches, effort, qdd, t):
         m_in = _vector(np.asarray(parent_motion, dtype=float), 18, "parent_motion")
         P_ab, pre = self._kinematics(float(q), float(qd), m_in)
         base, corr, twist, pose, T = pre
-        g_hat = self._gravity_hat(pose[3:])
+        g_hat = self._gravity_hat(pose[3:], t)
         Wc = self._port_wrench(port_wrenches)
         if qdd is None:   # forward mode: eq. (63) / (92)
             if self.apparent_inertia <= 0:
@@ -345,18 +354,18 @@ class _OneDof(_JointBody):
         W_parent = np.concatenate([P_ab @ W[:3], P_ab @ W[3:]])
         return BlockOutput(self._outputs(mP), W_parent, np.array([qdd, qd, q], dtype=float), effort_out)
 
-    def forward(self, q, qd, parent_motion, port_wrenches=None, effort=0.0) -> BlockOutput:
+    def forward(self, q, qd, parent_motion, port_wrenches=None, effort=0.0, *, t=0.0) -> BlockOutput:
         """Forward mode: joint state, parent motion ``[m^B]_b`` (18,), child-port wrenches, drive effort ->
         ``[W_{A/B}]_b``, child motions, ``m_r = [q_ddot, q_dot, q]``.
 
         ``effort`` is the actuator effort on the child; the block's spring-damper law is added.
         ``BlockOutput.effort`` is the total effort (actuator + law).
         """
-        return self._solve(q, qd, parent_motion, port_wrenches, effort, None)
+        return self._solve(q, qd, parent_motion, port_wrenches, effort, None, t)
 
-    def inverse(self, q, qd, qdd, parent_motion, port_wrenches=None) -> BlockOutput:
+    def inverse(self, q, qd, qdd, parent_motion, port_wrenches=None, *, t=0.0) -> BlockOutput:
         """Inverse mode: imposed ``m_r`` -> ``[W_{A/B}]_b``, child motions and the required total effort."""
-        return self._solve(q, qd, parent_motion, port_wrenches, None, float(qdd))
+        return self._solve(q, qd, parent_motion, port_wrenches, None, float(qdd), t)
 
 
 class RevoluteBlock(_OneDof):

@@ -230,7 +230,7 @@ class BlockDiagram:
                         if bname == n:
                             mp = m_pose if port == "P" else _transport(m_pose, blk.ports[port])
                             add(n, port, W(t, mp) if callable(W) else W)
-                    out = blk.forward(x[:12], port_w[n])
+                    out = blk.forward(x[:12], port_w[n], t=t)
                     deriv["root"] = out.state_derivative
                 else:
                     out = blk.forward()
@@ -240,15 +240,16 @@ class BlockDiagram:
                 for bname, eport, W in self.external:
                     if bname == n and callable(W):
                         # pose/twist of the port, computed with a zero-acceleration guess (loads are pose-dependent)
-                        probe = blk.forward(q[n], qd[n], m_in, None, 0.0) if isinstance(blk, _OneDof) else blk.evaluate(m_in)
+                        probe = (blk.forward(q[n], qd[n], m_in, None, 0.0, t=t) if isinstance(blk, _OneDof)
+                                 else blk.evaluate(m_in, t=t))
                         add(n, eport, W(t, probe.motion[eport]))
                     elif bname == n:
                         add(n, eport, W)
                 if isinstance(blk, _OneDof):
-                    out = blk.forward(q[n], qd[n], m_in, port_w[n], efforts[n])
+                    out = blk.forward(q[n], qd[n], m_in, port_w[n], efforts[n], t=t)
                     jointsig[n], eff[n] = out.joint, out.effort
                 else:
-                    out = blk.evaluate(m_in, port_w[n])
+                    out = blk.evaluate(m_in, port_w[n], t=t)
                 emitted[n] = out.wrench_to_parent
             for port, m in out.motion.items():
                 motion[(n, port)] = m
@@ -324,7 +325,7 @@ class BlockDiagram:
                 continue
             mP = sig.motion[(n, "P")]
             twist, acc = mP[6:12], mP[:6]
-            g_hat = blk._gravity_hat(mP[15:18])
+            g_hat = blk._gravity_hat(mP[15:18], t)
             ports = 0.0
             for port, W in sig.port_wrenches[n].items():
                 ports += float(np.asarray(W) @ sig.motion[(n, port)][6:12])
