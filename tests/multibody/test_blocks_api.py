@@ -181,3 +181,13 @@ def test_bad_diagram_input(call, name):
 def test_first_block_must_be_a_root():
     with pytest.raises(ValueError, match="block"):
         BlockDiagram().add("a", WeldBlock(1.0))
+
+
+def test_docstring_examples_run():
+    # The BlockDiagram example (a pendulum at 90 deg: theta_dd = -g/l exactly) is executed.
+    import doctest
+
+    import satdyn.multibody.diagram as diagram
+
+    result = doctest.testmod(diagram)
+    assert result.attempted > 0 and result.failed == 0
