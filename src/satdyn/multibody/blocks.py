@@ -22,7 +22,7 @@ Conventions (docs/multibody-blocks.md):
   ``ports`` maps child-port names to their positions in ``R_a`` [m];
 * the parent's motion comes in the parent frame ``R_b``; the block re-projects it with its
   own ``P_{a/b}`` (the ``[R]^{R_a}_{R_b}`` form of Fig. 6 is used for every joint, including
-  the weld and prismatic blocks, §6.16 of the paper's notes), recomputing the Euler angles;
+  the weld and prismatic blocks), recomputing the Euler angles;
 * the emitted wrench ``W_{A/B,P}`` (applied by the block's body on its parent, about the
   parent port) is returned in the parent frame; child-port wrench inputs ``W_{./A,C}`` are in
   ``R_a``;
@@ -48,6 +48,7 @@ from ..spatial.euler import (
     euler_sequence_from_dcm,
     euler_sequence_rate_matrix,
 )
+from .joints import _axis, _rotation
 from .signals import transport_motion
 
 __all__ = ["FloatingBodyBlock", "GroundBlock", "WeldBlock", "RevoluteBlock", "PrismaticBlock",
@@ -118,23 +119,6 @@ def _ports(ports, name="ports"):
             raise ValueError(f"`{name}[{k!r}]` must have shape (3,); got {a.shape}")
         out[k] = a.copy()
     return out
-
-
-def _rotation(P, name):
-    if P is None:
-        return np.eye(3)
-    R = as_batch_of(P, (3, 3), name)
-    if R.shape != (3, 3) or np.abs(R @ R.T - np.eye(3)).max() > 1e-9 or np.linalg.det(R) < 0:
-        raise ValueError(f"`{name}` must be one proper rotation matrix (3, 3)")
-    return R.copy()
-
-
-def _unit(axis, name):
-    a = as_batch_of(axis, (3,), name)
-    n = np.linalg.norm(a)
-    if a.shape != (3,) or n < 1e-12:
-        raise ValueError(f"`{name}` must be one non-zero 3-vector")
-    return a / n
 
 
 def _vector(value, n, name):
@@ -318,7 +302,7 @@ class _OneDof(_JointBody):
 
     def __init__(self, mass, com, inertia, ports, gravity, sequence, rotation, axis, stiffness, damping, rest):
         super().__init__(mass, com, inertia, ports, gravity, sequence, rotation)
-        self.axis = _unit(axis, "axis")
+        self.axis = _axis(axis)
         self.stiffness = float(as_float_array(stiffness, "stiffness"))
         self.damping = float(as_float_array(damping, "damping"))
         self.rest = float(as_float_array(rest, "rest"))

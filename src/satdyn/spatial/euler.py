@@ -173,7 +173,7 @@ def euler_sequence_rate_matrix_inverse(angles, sequence: str = "ZYX", frame: str
 
 
 def euler_sequence_rate_matrix(angles, sequence: str = "ZYX", frame: str = "body") -> np.ndarray:
-    """``Gamma`` with ``angles_dot = Gamma(angles) @ omega`` (seed 004's kinematic relation).
+    """``Gamma`` with ``angles_dot = Gamma(angles) @ omega`` (the kinematic relation of arXiv:2505.03248).
 
     Parameters
     ----------
