@@ -304,6 +304,83 @@ class BlockDiagram:
             raise RuntimeError(f"integration failed: {sol.message}")
         return DiagramSimulation(sol.t, sol.y.T, self.state_names)
 
+    def inverse_dynamics(self, t, x, accelerations, *, root_acceleration=None) -> dict:
+        """Actuator efforts that give the imposed accelerations: the loop-free inverse diagram (§3.7).
+
+        Every block in inverse mode: pass 1 (root to leaves) propagates the motion vectors,
+        pass 2 (leaves to root) the emitted wrenches; no algebraic loop (this is RNEA).
+
+        Parameters
+        ----------
+        t : float
+        x : array_like, shape (n_states,)
+            State (the joint rates and the root twist are used; their derivatives are not).
+        accelerations : dict or array_like
+            Joint block -> ``q_ddot``, or an array in ``joint_blocks`` order.
+        root_acceleration : array_like, shape (6,), optional
+            Imposed spatial acceleration ``[v_dot_P; omega_dot]`` of a floating root (default 0).
+
+        Returns
+        -------
+        dict
+            Joint block -> actuator effort (the joint law is subtracted, so ``efforts=`` of
+            :meth:`evaluate` with these values gives back the accelerations); for a floating root,
+            its name -> the actuator wrench (6,) on it at P, in its frame (beyond the external wrenches).
+        """
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_states,) or not np.all(np.isfinite(x)):
+            raise ValueError(f"`x` must be a finite state of shape ({self.n_states},); got {x.shape}")
+        joints = self.joint_blocks
+        if not isinstance(accelerations, dict):
+            acc = np.asarray(accelerations, dtype=float).reshape(-1)
+            if acc.shape != (len(joints),):
+                raise ValueError(f"`accelerations` must be a dict over {joints} or an array of shape ({len(joints)},)")
+            accelerations = dict(zip(joints, acc))
+        elif not set(accelerations) <= set(joints):
+            raise ValueError(f"`accelerations` keys must be joint blocks {joints}")
+        names = list(self.blocks)
+        root = self.blocks[names[0]]
+        n_root, nj = root.n_states, len(joints)
+        q = dict(zip(joints, x[n_root:n_root + nj]))
+        qd = dict(zip(joints, x[n_root + nj:]))
+        qdd = {j: float(accelerations.get(j, 0.0)) for j in joints}
+        motion = {}
+        if isinstance(root, FloatingBodyBlock):
+            a0 = np.zeros(6) if root_acceleration is None else np.asarray(root_acceleration, dtype=float)
+            if a0.shape != (6,):
+                raise ValueError(f"`root_acceleration` must have shape (6,); got {a0.shape}")
+            mP = np.concatenate([a0, x[:12]])
+            motion.update({(names[0], k): m for k, m in root._outputs(mP).items()})
+        else:
+            motion.update({(names[0], k): m for k, m in root.forward().motion.items()})
+        for n in names[1:]:                                   # pass 1: motions only
+            blk, m_in = self.blocks[n], motion[self.parent[n]]
+            out = blk.inverse(q[n], qd[n], qdd[n], m_in, None, t=t) if n in q else blk.evaluate(m_in, t=t)
+            motion.update({(n, k): m for k, m in out.motion.items()})
+        port_w = {n: {} for n in names}
+
+        def add(block, port, W):
+            port_w[block][port] = port_w[block].get(port, 0.0) + W
+
+        for block, port, W in self.external:
+            add(block, port, W(t, motion[(block, port)]) if callable(W) else W)
+        for blk, a, b in self.closures.values():
+            on_a, on_b, _ = blk.evaluate(motion[a], motion[b])
+            add(*a, on_a)
+            add(*b, on_b)
+        efforts = {}
+        for n in reversed(names[1:]):                         # pass 2: wrenches, leaves to root
+            blk, m_in = self.blocks[n], motion[self.parent[n]]
+            if n in q:
+                out = blk.inverse(q[n], qd[n], qdd[n], m_in, port_w[n], t=t)
+                efforts[n] = out.effort - blk.passive_effort(q[n], qd[n])
+            else:
+                out = blk.evaluate(m_in, port_w[n], t=t)
+            add(*self.parent[n], out.wrench_to_parent)
+        if isinstance(root, FloatingBodyBlock):
+            efforts[names[0]] = root.inverse(motion[(names[0], "P")], port_w[names[0]], t=t)
+        return efforts
+
     # ------------------------------------------------------------- diagnostics
     def block_powers(self, t, x, efforts=None) -> dict:
         """Per-block power balance (W) at ``(t, x)``: block -> dict with
