@@ -193,7 +193,7 @@ class BlockDiagram:
             raise ValueError(f"`efforts` must be a dict {{joint block: effort}} over {joints} (or a callable returning one)")
         return {j: float(efforts.get(j, 0.0)) for j in joints}
 
-    def _pass(self, t, x, w, efforts):
+    def _pass(self, t, x, w, efforts, prescribed=None):
         """One evaluation with the cut wrenches ``w`` guessed; returns (F(w), pieces)."""
         names = list(self.blocks)
         joints = self.joint_blocks
@@ -245,7 +245,10 @@ class BlockDiagram:
                         add(n, eport, W(t, probe.motion[eport]))
                     elif bname == n:
                         add(n, eport, W)
-                if isinstance(blk, _OneDof):
+                if isinstance(blk, _OneDof) and prescribed and n in prescribed:   # inverse-mode joint
+                    out = blk.inverse(q[n], qd[n], prescribed[n], m_in, port_w[n], t=t)
+                    jointsig[n], eff[n] = out.joint, out.effort
+                elif isinstance(blk, _OneDof):
                     out = blk.forward(q[n], qd[n], m_in, port_w[n], efforts[n], t=t)
                     jointsig[n], eff[n] = out.joint, out.effort
                 else:
@@ -260,10 +263,13 @@ class BlockDiagram:
                                                               for n in self.closures] + [np.zeros(0)])
         return F, (motion, emitted, port_w, jointsig, eff, closures, deriv)
 
-    def evaluate(self, t, x, efforts=None) -> DiagramSignals:
+    def evaluate(self, t, x, efforts=None, *, prescribed=None) -> DiagramSignals:
         """Forward dynamics of the diagram at time ``t`` [s] and state ``x`` (n_states,).
 
         ``efforts``: None, a dict {joint block: actuator effort} or ``efforts(t, x) -> dict``.
+        ``prescribed``: hybrid mode (§3.7) -- a dict {joint block: q_ddot} (or ``prescribed(t, x)
+        -> dict``) of joints put in inverse mode: their acceleration is imposed and
+        ``DiagramSignals.efforts`` holds the total effort they need.
         """
         if not self.blocks:
             raise ValueError("the diagram has no block")
@@ -271,34 +277,41 @@ class BlockDiagram:
         if x.shape != (self.n_states,) or not np.all(np.isfinite(x)):
             raise ValueError(f"`x` must be a finite state of shape ({self.n_states},); got {x.shape}")
         eff = self._efforts(t, x, efforts)
+        if callable(prescribed):
+            prescribed = prescribed(t, x)
+        if prescribed is not None:
+            if not isinstance(prescribed, dict) or not set(prescribed) <= set(self.joint_blocks):
+                raise ValueError(f"`prescribed` must be a dict {{joint block: q_ddot}} over {self.joint_blocks}")
+            prescribed = {k: float(v) for k, v in prescribed.items()}
         n_cut = 6 * (len(self.blocks) - 1) + 12 * len(self.closures)
-        b, _ = self._pass(t, x, np.zeros(n_cut), eff)
+        b, _ = self._pass(t, x, np.zeros(n_cut), eff, prescribed)
         if n_cut:
             A = np.empty((n_cut, n_cut))
             for j in range(n_cut):
                 e = np.zeros(n_cut)
                 e[j] = 1.0
-                A[:, j] = self._pass(t, x, e, eff)[0] - b
+                A[:, j] = self._pass(t, x, e, eff, prescribed)[0] - b
             w = np.linalg.solve(np.eye(n_cut) - A, b)
         else:
             w = np.zeros(0)
-        F, (motion, emitted, port_w, jointsig, efforts_out, closures, deriv) = self._pass(t, x, w, eff)
+        F, (motion, emitted, port_w, jointsig, efforts_out, closures, deriv) = self._pass(t, x, w, eff, prescribed)
         residual = float(np.abs(F - w).max(initial=0.0) / max(1.0, np.abs(w).max(initial=0.0)))
         joints = self.joint_blocks
         xdot = np.concatenate([deriv.get("root", np.zeros(0)), [jointsig[j][1] for j in joints],
                                [jointsig[j][0] for j in joints]])
         return DiagramSignals(motion, emitted, port_w, jointsig, efforts_out, closures, xdot, residual)
 
-    def derivative(self, t, x, efforts=None) -> np.ndarray:
-        """``dx/dt`` (n_states,)."""
-        return self.evaluate(t, x, efforts).state_derivative
+    def derivative(self, t, x, efforts=None, *, prescribed=None) -> np.ndarray:
+        """``dx/dt`` (n_states,) (arguments as :meth:`evaluate`)."""
+        return self.evaluate(t, x, efforts, prescribed=prescribed).state_derivative
 
-    def simulate(self, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10):
+    def simulate(self, t_span, x0, efforts=None, *, prescribed=None, t_eval=None, method="DOP853", rtol=1e-10,
+                 atol=1e-10):
         """Integrate with ``scipy.integrate.solve_ivp``; returns a :class:`DiagramSimulation`."""
         x0 = np.asarray(x0, dtype=float)
         if x0.shape != (self.n_states,):
             raise ValueError(f"`x0` must have shape ({self.n_states},); got {x0.shape}")
-        sol = solve_ivp(lambda t, x: self.derivative(t, x, efforts), t_span, x0, method=method, rtol=rtol,
+        sol = solve_ivp(lambda t, x: self.derivative(t, x, efforts, prescribed=prescribed), t_span, x0, method=method, rtol=rtol,
                         atol=atol, t_eval=t_eval)
         if not sol.success:
             raise RuntimeError(f"integration failed: {sol.message}")
