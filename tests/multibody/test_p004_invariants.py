@@ -214,3 +214,48 @@ def test_time_varying_uniform_field():
     assert np.abs(r_B - expected).max() < _bound(n, 1e-11, 50.0, c=1.0)
     with pytest.raises(ValueError, match="gravity"):
         FloatingBodyBlock(1.0, inertia=INERTIA, gravity=lambda t: np.zeros(2)).forward(np.zeros(12))
+
+
+def test_quaternion_root_equals_euler_root_and_passes_gimbal_lock():
+    # Validation test 11: an Euler-angle root and a quaternion root describe the same motion
+    # away from gimbal lock (instantaneously to round-off; along a 2 s run to the drift bound),
+    # and the quaternion root integrates through pitch = 90 deg, where the Euler rates are refused.
+    from satdyn.spatial import quaternion_from_dcm
+
+    def diagram(attitude):
+        d = BlockDiagram(attitude)
+        d.add("hub", FloatingBodyBlock(20.0, com=[0.1, 0, 0], inertia=np.diag([3.0, 4, 5]), ports={"c": [0.5, 0, 0]},
+                                       gravity=[0, 0, -9.81], attitude=attitude))
+        d.add("arm", RevoluteBlock([0, 1, 0], 2.0, com=[0.4, 0, 0], gravity=[0, 0, -9.81], damping=0.3),
+              parent="hub", port="c")
+        return d
+
+    de, dq = diagram("euler"), diagram("quaternion")
+    rng = np.random.default_rng(9)
+    xe = rng.normal(size=14) * 0.4
+    P = dcm_from_euler_sequence(xe[9:12], "ZYX")
+    xq = np.r_[xe[:9], quaternion_from_dcm(P), xe[12:]]
+    fe, fq = de.derivative(0.0, xe), dq.derivative(0.0, xq)
+    np.testing.assert_allclose(fq[:9], fe[:9], atol=1e-12)
+    np.testing.assert_allclose(fq[13:], fe[12:], atol=1e-12)
+    t = np.linspace(0.0, 2.0, 5)
+    (se, ne), (sq, nq) = _integrate(de, 2.0, xe, 1e-10, t), _integrate(dq, 2.0, xq, 1e-10, t)
+    Pe = dcm_from_euler_sequence(se.y[9:12].T, "ZYX")
+    Pq = np.stack([np.asarray(dq.blocks["hub"]._dcm(x)) for x in sq.y.T])
+    bound = _bound(ne + nq, 1e-10, 10.0, c=1.0)
+    assert np.abs(Pe - Pq).max() < bound
+    assert np.abs(se.y[12:].T - sq.y[13:].T).max() < bound
+    # spin about inertial y: body x turns through inertial z (3-2-1 pitch = 90 deg at t = pi/2)
+    single = lambda att: FloatingBodyBlock(1.0, inertia=np.eye(3), attitude=att)
+    dq1, de1 = BlockDiagram(), BlockDiagram()
+    dq1.add("b", single("quaternion"))
+    de1.add("b", single("euler"))
+    x0 = np.r_[0, 0, 0, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 1.0]
+    s, n = _integrate(dq1, 2.0, x0, 1e-11, [2.0])
+    P_end = dq1.blocks["b"]._dcm(s.y[:, -1])
+    R_y = Rotation.from_rotvec([0, 2.0, 0]).as_matrix()    # spherical-top spin: P(t) = R_y(t)
+    assert np.abs(P_end - R_y).max() < _bound(n, 1e-11, 1.0, c=1.0)
+    with pytest.raises(ValueError, match="angles"):
+        de1.derivative(0.0, np.r_[0, 0, 0, 0, 1.0, 0, 0, 0, 0, 0, np.pi / 2, 0])
+    with pytest.raises(ValueError, match="attitude"):
+        FloatingBodyBlock(1.0, inertia=np.eye(3), attitude="rotvec")

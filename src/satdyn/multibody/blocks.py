@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spatial import rigid_mass_matrix, rodrigues
+from ..spatial import dcm_from_quaternion, quaternion_derivative, rigid_mass_matrix, rodrigues
 from ..spatial._checks import as_batch_of, as_float_array
 from ..spatial.euler import (
     check_sequence,
@@ -206,29 +206,52 @@ class FloatingBodyBlock(_Body):
     gravity : array_like, shape (3,), or callable
         ``[g]_i`` [m/s^2], constant or a uniform field ``gravity(t) -> (3,)`` varying in time.
     sequence : str
-        Euler sequence of the attitude states (:mod:`satdyn.spatial.euler`).
+        Euler sequence of the attitude (:mod:`satdyn.spatial.euler`).
+    attitude : {"euler", "quaternion"}
+        Attitude states: the paper's Euler angles (12 states, singular at gimbal lock) or a
+        quaternion ``[x, y, z, w]`` of ``P_bi`` (13 states ``[x'_P, [IP]_b, q]``, no singularity;
+        the motion vectors still carry Euler angles, computed from it).
     """
 
-    n_states = 12
-
-    def __init__(self, mass, *, com=None, inertia=None, ports=None, gravity=None, sequence="ZYX"):
+    def __init__(self, mass, *, com=None, inertia=None, ports=None, gravity=None, sequence="ZYX",
+                 attitude="euler"):
         super().__init__(mass, com, inertia, ports, gravity, sequence)
         if self.mass <= 0 or np.linalg.eigvalsh(self.D).min() <= 1e-12 * max(1.0, np.abs(self.D).max()):
             raise ValueError("a floating root needs `mass` > 0 and a positive-definite `inertia` (D_P invertible)")
+        if attitude not in ("euler", "quaternion"):
+            raise ValueError(f"`attitude` must be 'euler' or 'quaternion'; got {attitude!r}")
+        self.attitude = attitude
+        self.n_states = 12 if attitude == "euler" else 13
         self.D_inv = np.linalg.inv(self.D)
+
+    def _dcm(self, x):
+        if self.attitude == "euler":
+            return dcm_from_euler_sequence(x[9:12], self.sequence)
+        return dcm_from_quaternion(x[9:13])
+
+    def motion_from_state(self, state) -> np.ndarray:
+        """Motion vector (18,) at P with zero acceleration: twist and pose of the state."""
+        x = _vector(state, self.n_states, "state")
+        att = x[9:12] if self.attitude == "euler" else euler_sequence_from_dcm(self._dcm(x), self.sequence)
+        return np.concatenate([np.zeros(6), x[:9], att])
 
     def forward(self, state, port_wrenches=None, *, t=0.0) -> BlockOutput:
         """Forward dynamics (eqs. 29-31): wrenches at the ports (``"P"`` included) -> motion vectors.
 
-        ``state`` (12,); ``port_wrenches`` dict port -> ``[W_{./B,port}]_b`` (6,); ``t`` [s] for a field g(t).
+        ``state`` (12,) or (13,); ``port_wrenches`` dict port -> ``[W_{./B,port}]_b`` (6,); ``t`` [s]
+        for a field g(t).
         """
-        x = _vector(state, 12, "state")
-        twist, pos, att = x[:6], x[6:9], x[9:12]
+        x = _vector(state, self.n_states, "state")
+        twist, pos = x[:6], x[6:9]
+        mP = self.motion_from_state(x)
         W = self._port_wrench(port_wrenches)
-        acc = self.D_inv @ (W - _crf(twist, self.D @ twist)) + self._gravity_hat(att, t)
-        gamma = euler_sequence_rate_matrix(att, self.sequence)
-        rates = np.concatenate([twist[:3] + _cross(pos, twist[3:]), gamma @ twist[3:]])   # eq. (30)
-        mP = np.concatenate([acc, x])
+        acc = self.D_inv @ (W - _crf(twist, self.D @ twist)) + self._gravity_hat(mP[15:18], t)
+        if self.attitude == "euler":
+            att_rate = euler_sequence_rate_matrix(x[9:12], self.sequence) @ twist[3:]
+        else:   # q_dot = q (x) [omega_b; 0] / 2, plus a norm-restoring term that vanishes on |q| = 1
+            att_rate = quaternion_derivative(x[9:13], twist[3:]) + (1.0 - x[9:13] @ x[9:13]) * x[9:13]
+        rates = np.concatenate([twist[:3] + _cross(pos, twist[3:]), att_rate])   # eq. (30)
+        mP[:6] = acc
         return BlockOutput(self._outputs(mP), state_derivative=np.concatenate([acc, rates]))
 
     def inverse(self, motion, port_wrenches=None, *, t=0.0) -> np.ndarray:

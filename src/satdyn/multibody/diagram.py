@@ -9,9 +9,9 @@ diagram as the affine map ``w -> A w + b``, solve ``(1 - A) w = b`` exactly and 
 This costs ``6 E + 12 L + 2`` diagram evaluations per call: a reference and a teaching tool;
 :func:`satdyn.multibody.forward_dynamics` is the fast path.
 
-State ``x``: the floating root's 12 states ``[x'_P (6), [IP]_b (3), Theta (3)]`` (none for a
-ground), then the coordinate of every 1-DOF joint block, then their rates, in the order the
-blocks were added (``state_names``).
+State ``x``: the floating root's 12 states ``[x'_P (6), [IP]_b (3), Theta (3)]`` (13 with a
+quaternion attitude; none for a ground), then the coordinate of every 1-DOF joint block, then
+their rates, in the order the blocks were added (``state_names``).
 """
 
 from __future__ import annotations
@@ -178,7 +178,10 @@ class BlockDiagram:
             r = self.root
             seq = self.blocks[r].sequence
             names += [f"{r}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz", "x_b", "y_b", "z_b")]
-            names += [f"{r}.{seq[k]}{k + 1}" for k in range(3)]
+            if self.blocks[r].attitude == "euler":
+                names += [f"{r}.{seq[k]}{k + 1}" for k in range(3)]
+            else:
+                names += [f"{r}.q{c}" for c in "xyzw"]
         joints = self.joint_blocks
         return names + [f"{j}.q" for j in joints] + [f"{j}.qd" for j in joints]
 
@@ -225,12 +228,12 @@ class BlockDiagram:
             if n == names[0]:
                 if isinstance(blk, FloatingBodyBlock):
                     # external loads on the root depend on its pose only (not on the acceleration)
-                    m_pose = np.concatenate([np.zeros(6), x[:12]])
+                    m_pose = blk.motion_from_state(x[:n_root])
                     for bname, port, W in self.external:
                         if bname == n:
                             mp = m_pose if port == "P" else _transport(m_pose, blk.ports[port])
                             add(n, port, W(t, mp) if callable(W) else W)
-                    out = blk.forward(x[:12], port_w[n], t=t)
+                    out = blk.forward(x[:n_root], port_w[n], t=t)
                     deriv["root"] = out.state_derivative
                 else:
                     out = blk.forward()
@@ -362,7 +365,8 @@ class BlockDiagram:
             a0 = np.zeros(6) if root_acceleration is None else np.asarray(root_acceleration, dtype=float)
             if a0.shape != (6,):
                 raise ValueError(f"`root_acceleration` must have shape (6,); got {a0.shape}")
-            mP = np.concatenate([a0, x[:12]])
+            mP = root.motion_from_state(x[:n_root])
+            mP[:6] = a0
             motion.update({(names[0], k): m for k, m in root._outputs(mP).items()})
         else:
             motion.update({(names[0], k): m for k, m in root.forward().motion.items()})
