@@ -5,6 +5,11 @@
    Pinocchio.
 2. A 10 s simulation of the paper's example G (damped case, DOP853, rtol = atol = 1e-10):
    satdyn ``simulate`` vs Pinocchio ``aba`` + ``solve_ivp`` with the same integrator.
+3. Random URDF trees (branching; revolute, prismatic and fixed joints; 2 to 30 joints; fixed
+   and floating base; gravity), read by satdyn's and Pinocchio's URDF readers: a 1 s
+   single-trajectory simulation (``simulate``, all its outputs included, vs ``solve_ivp`` over
+   ``pin.aba``) and a batch of initial conditions (``simulate_batch`` vs a loop of the same
+   ``solve_ivp``), DOP853, rtol = atol = 1e-10, with the largest state difference.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_multibody.py [--states N]``. Prints times and
 ratios (> 1: satdyn faster). The spacecraft data are synthetic.
@@ -19,7 +24,9 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -98,6 +105,7 @@ def bench_simulation(t_final=10.0):
     model = mb.example_g()
     q0, v0 = mb.example_g_initial_state(model)
     t_eval = np.linspace(0.0, t_final, 101)
+    mb.simulate(model, (0.0, 0.1), (q0, v0))   # numba: load the cached machine code once
     t_sd, res = _timeit(lambda: mb.simulate(model, (0.0, t_final), (q0, v0), t_eval=t_eval), repeat=1)
 
     pm = _pin_example_g(model)
@@ -133,10 +141,91 @@ def bench_simulation(t_final=10.0):
     return t_sd, t_pin, diff, res.nfev, sol.nfev
 
 
+def random_urdf(rng, n_joints):
+    """A random branching tree: revolute / prismatic joints (oblique axes), a fixed link every 4th."""
+    def inertial():
+        a, b, c = rng.uniform(0.05, 0.4, 3)
+        m = rng.uniform(0.5, 5.0)
+        xyz = " ".join(f"{x:.4f}" for x in rng.normal(size=3) * 0.1)
+        return (f'<inertial><origin xyz="{xyz}"/><mass value="{m:.4f}"/><inertia ixx="{m * (b * b + c * c) / 12:.6f}" '
+                f'iyy="{m * (a * a + c * c) / 12:.6f}" izz="{m * (a * a + b * b) / 12:.6f}" ixy="0" ixz="0" iyz="0"/>'
+                '</inertial>')
+    parts = ['<robot name="random_tree">', f'<link name="l0">{inertial()}</link>']
+    n_links = 1
+    for k in range(n_joints + n_joints // 4):
+        parent = int(rng.integers(max(0, n_links - 3), n_links))   # mostly chains, some branches
+        kind = "fixed" if k % 5 == 4 else ("prismatic" if rng.uniform() < 0.2 else "revolute")
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        xyz = " ".join(f"{x:.4f}" for x in rng.normal(size=3) * 0.3)
+        rpy = " ".join(f"{x:.4f}" for x in rng.uniform(-1, 1, 3))
+        ax = " ".join(f"{x:.6f}" for x in axis)
+        parts.append(f'<link name="l{n_links}">{inertial()}</link>')
+        parts.append(f'<joint name="j{k:03d}" type="{kind}"><parent link="l{parent}"/><child link="l{n_links}"/>'
+                     f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{ax}"/>'
+                     '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>')
+        n_links += 1
+    return "\n".join(parts + ["</robot>"])
+
+
+def _pin_rhs(pm, pd, nq, floating, tau):
+    def rhs(t, x):
+        q, v = x[:nq], x[nq:]
+        if not floating:
+            return np.concatenate([v, pin.aba(pm, pd, q, v, tau)])
+        qn = q.copy()
+        qn[3:7] /= np.linalg.norm(q[3:7])
+        x_, y_, z_, w_ = q[3:7]
+        wx, wy, wz = v[3:6]
+        R = pin.Quaternion(qn[6], qn[3], qn[4], qn[5]).toRotationMatrix()
+        quat_dot = 0.5 * np.array([w_ * wx + y_ * wz - z_ * wy, w_ * wy + z_ * wx - x_ * wz,
+                                   w_ * wz + x_ * wy - y_ * wx, -x_ * wx - y_ * wy - z_ * wz])
+        return np.concatenate([R @ v[:3], quat_dot, v[6:], pin.aba(pm, pd, qn, v, tau)])
+    return rhs
+
+
+def bench_trees(sizes, n_batch, rng, t_final=1.0):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n_joints in sizes:
+            path = Path(tmp) / f"tree{n_joints}.urdf"
+            path.write_text(random_urdf(rng, n_joints))
+            for floating in (False, True):
+                g = np.array([0.0, 0.0, -9.81])
+                model = mb.load_urdf(path, floating=floating, gravity=g)
+                pm = pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
+                pm.gravity = pin.Motion(g, np.zeros(3))
+                pd = pm.createData()
+                X0 = rng.uniform(-0.5, 0.5, (n_batch, model.nq + model.nv))
+                if floating:
+                    X0[:, 3:7] /= np.linalg.norm(X0[:, 3:7], axis=1, keepdims=True)
+                X0[:, model.nq:] *= 4.0   # lively motions: the joints swing, the step size adapts
+                tau = np.zeros(model.nv)
+                t_eval = np.linspace(0.0, t_final, 101)
+                run = lambda derived: mb.simulate(model, (0.0, t_final), X0[0], t_eval=t_eval,  # noqa: E731
+                                                  derived=derived)
+                run(False)    # numba: load the cached machine code once
+                t_sd, res = _timeit(lambda: run(False), repeat=3)
+                t_sd_all, _ = _timeit(lambda: run(True), repeat=2)
+                rhs = _pin_rhs(pm, pd, model.nq, floating, tau)
+                solve = lambda x0: solve_ivp(rhs, (0.0, t_final), x0, method="DOP853", rtol=1e-10,  # noqa: E731
+                                             atol=1e-10, t_eval=t_eval)
+                t_pin, sol = _timeit(lambda: solve(X0[0]), repeat=3)
+                diff = np.abs(sol.y.T - np.concatenate([res.q, res.v], 1)).max()
+                t_bsd, batch = _timeit(lambda: mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval), repeat=2)
+                t_bpin, sols = _timeit(lambda: [solve(x0) for x0 in X0], repeat=2)
+                bdiff = max(np.abs(s.y.T - np.concatenate([batch.q[m], batch.v[m]], 1)).max()
+                            for m, s in enumerate(sols))
+                rows.append((n_joints, floating, model.nv, t_sd, t_sd_all, t_pin, diff, t_bsd, t_bpin, bdiff))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--states", type=int, default=10_000)
     parser.add_argument("--no-simulation", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2, 8, 16, 30], help="joints of the random trees")
+    parser.add_argument("--batch", type=int, default=8, help="initial conditions of the batched simulation")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     r = bench_dynamics(args.states, rng)
@@ -149,6 +238,15 @@ def main():
         print("example G, damped, 10 s, DOP853 rtol = atol = 1e-10")
         print(f"  satdyn simulate {t_sd:6.2f} s ({nfev_sd} RHS) | Pinocchio + solve_ivp {t_pin:6.2f} s "
               f"({nfev_pin} RHS) | ratio (pin/satdyn) {t_pin / t_sd:5.2f} | final-state difference {diff:.1e}")
+        print(f"random URDF trees, gravity, 1 s, DOP853 rtol = atol = 1e-10; batch of {args.batch} initial conditions")
+        print("  single: simulate(derived=False) -- states only, as the peer; (all outputs: derived=True)")
+        for n, floating, nv, t_sd, t_all, t_pin, diff, t_bsd, t_bpin, bdiff in bench_trees(args.sizes, args.batch, rng):
+            base = "floating" if floating else "fixed   "
+            print(f"  {n:2d} joints {base} (nv {nv:2d}) | single: satdyn {1e3 * t_sd:6.1f} ms ({1e3 * t_all:6.1f}), "
+                  f"Pinocchio + solve_ivp {1e3 * t_pin:6.1f} ms, ratio {t_pin / t_sd:5.2f} ({t_pin / t_all:4.2f}), "
+                  f"diff {diff:.0e} | batch: satdyn "
+                  f"{1e3 * t_bsd:7.1f} ms, Pinocchio loop {1e3 * t_bpin:8.1f} ms, ratio {t_bpin / t_bsd:5.2f}, "
+                  f"diff {bdiff:.0e}")
 
 
 if __name__ == "__main__":

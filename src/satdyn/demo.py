@@ -2,9 +2,10 @@
 
 1. The flagship study (``satdyn demo``, :func:`flagship_study`): the SYNTHETIC hub with two
    flexible solar arrays on drive mechanisms (model 1 of :mod:`satdyn.titop.models`,
-   first array modes +/- 20 %) closed by the PD attitude controller of spec 000b section
-   3.1; modes, sampled singular values, closed-loop H-infinity norm, robust stability
-   margin and worst-case gain (:mod:`satdyn.robust`). See :func:`flagship_study`.
+   first array frequencies +/- 20 %) closed by a PD attitude controller (arXiv:2409.06017,
+   section 3.1) with a roll-off filter; modes, closed-loop singular values with uncertain
+   samples, H-infinity norm, robust stability margin and worst-case gain
+   (:mod:`satdyn.robust`). Every frequency of its results is in Hz. See :func:`flagship_study`.
 
 2. The rigid composite-inertia study (``satdyn demo --rigid``,
    :func:`rigid_spacecraft_inertia`), described below.
@@ -35,7 +36,7 @@ from .spatial import composite_inertia, composite_mass_matrix, mass_properties, 
 
 __all__ = ["RigidBodyData", "PanelData", "RigidSpacecraft", "RigidSpacecraftInertia",
            "load_rigid_spacecraft", "rigid_spacecraft_inertia", "FlagshipResult", "flagship_study",
-           "attitude_closed_loop"]
+           "attitude_closed_loop", "track_modes"]
 
 
 @dataclass(frozen=True)
@@ -222,11 +223,14 @@ def rigid_spacecraft_inertia(spacecraft: RigidSpacecraft | None = None, panel_an
 # --------------------------------------------------------------------------------------------
 # Flagship study: flexible spacecraft + PD attitude control, robust analysis
 # --------------------------------------------------------------------------------------------
-def attitude_closed_loop(plant, inertia, bandwidth_hz: float = 0.01, damping: float = 1.0):
-    """Close a hub model with the PD attitude controller of spec 000b section 3.1.
+def attitude_closed_loop(plant, inertia, bandwidth_hz: float = 0.02, damping: float = 1.0, *,
+                         rolloff_hz: float | None = None, rolloff_damping: float = 0.7):
+    """Close a hub model with a PD attitude controller (arXiv:2409.06017, section 3.1).
 
-    ``T = d + k theta + c omega``, ``k = -w^2 J``, ``c = -2 xi w J`` (w = 2 pi bandwidth_hz),
-    with omega, theta the integrals of the hub angular acceleration (small angles).
+    ``T = d + F(s) (k theta + c omega)``, ``k = -w^2 J``, ``c = -2 xi w J`` (w = 2 pi bandwidth_hz),
+    with omega, theta the integrals of the hub angular acceleration (small angles) and
+    ``F(s) = wf^2 / (s^2 + 2 zf wf s + wf^2)`` per axis a roll-off filter on the torque command
+    (``wf = 2 pi rolloff_hz``; none when ``rolloff_hz`` is None).
 
     Parameters
     ----------
@@ -234,6 +238,10 @@ def attitude_closed_loop(plant, inertia, bandwidth_hz: float = 0.01, damping: fl
         Inputs ``hub:G:W[0..5]`` (wrench at the hub CoM), outputs ``hub:G:acc[0..5]``.
     inertia : (3, 3)
         J_tot at G used for tuning [kg m^2].
+    bandwidth_hz, damping : float
+        Design bandwidth [Hz] and damping ratio of the rigid-body loop.
+    rolloff_hz, rolloff_damping : float, optional
+        Corner frequency [Hz] and damping ratio of the roll-off filter.
 
     Returns
     -------
@@ -241,157 +249,279 @@ def attitude_closed_loop(plant, inertia, bandwidth_hz: float = 0.01, damping: fl
         Inputs ``d[0..2]`` (torque disturbance [N m]); outputs ``hub:G:acc[3..5]`` (hub
         angular acceleration [rad/s^2]); the plant's parameters are kept.
     """
-    from .lfr import as_lfr, integrator, interconnect
+    from .lfr import as_lfr, integrator, interconnect, ss
 
-    if not bandwidth_hz > 0 or not damping > 0:
-        raise ValueError(f"`bandwidth_hz` and `damping` must be positive; got {bandwidth_hz}, {damping}")
+    for name, value in (("bandwidth_hz", bandwidth_hz), ("damping", damping), ("rolloff_damping", rolloff_damping)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"`{name}` must be positive and finite; got {value}")
+    if rolloff_hz is not None and not (np.isfinite(rolloff_hz) and rolloff_hz > 0):
+        raise ValueError(f"`rolloff_hz` must be positive and finite [Hz] (or None); got {rolloff_hz}")
     w = 2.0 * np.pi * bandwidth_hz
     J = np.asarray(inertia, dtype=float)
     acc = [f"hub:G:acc[{i}]" for i in range(3, 6)]
     torque = [f"hub:G:W[{i}]" for i in range(3, 6)]
-    om, th, d = ([f"{p}[{i}]" for i in range(3)] for p in ("omega", "theta", "d"))
-    blocks = [plant,
-              integrator(3, inputs=acc, outputs=om),
-              integrator(3, inputs=om, outputs=th),
-              as_lfr(np.hstack([np.eye(3), -w**2 * J, -2.0 * damping * w * J])).rename(
-                  inputs=d + th + om, outputs=torque)]
-    # forces hub:G:W[0..2] stay zero (translation is free-floating, spec 000b 3.1)
+    om, th, d, cmd, filtered = ([f"{p}[{i}]" for i in range(3)] for p in ("omega", "theta", "d", "cmd", "cmdf"))
+    pd = as_lfr(np.hstack([-w**2 * J, -2.0 * damping * w * J])).rename(inputs=th + om, outputs=cmd)
+    blocks = [plant, integrator(3, inputs=acc, outputs=om), integrator(3, inputs=om, outputs=th), pd]
+    if rolloff_hz is None:
+        blocks.append(as_lfr(np.eye(3)).rename(inputs=cmd, outputs=filtered))
+    else:
+        wf = 2.0 * np.pi * rolloff_hz
+        axis = (np.array([[0.0, 1.0], [-wf**2, -2.0 * rolloff_damping * wf]]), np.array([[0.0], [wf**2]]),
+                np.array([[1.0, 0.0]]))
+        A, B, C = (np.kron(np.eye(3), m) for m in axis)
+        blocks.append(ss(A, B, C, np.zeros((3, 3))).rename(inputs=cmd, outputs=filtered))
+    blocks.append(as_lfr(np.hstack([np.eye(3), np.eye(3)])).rename(inputs=d + filtered, outputs=torque))
+    # forces hub:G:W[0..2] stay zero (translation is free-floating)
     return interconnect(blocks, None, inputs=d, outputs=acc, check_unused=False)
 
 
 @dataclass(frozen=True)
 class FlagshipResult:
-    """Result of :func:`flagship_study` (SYNTHETIC spacecraft data).
+    """Result of :func:`flagship_study` (SYNTHETIC spacecraft data). Frequencies in Hz.
 
     Attributes
     ----------
-    array_angle_deg : float            drive angle of the analysed configuration
-    bandwidth_hz : float               attitude controller bandwidth (xi = 1)
+    array_angle_deg : float            drive angle of the analysed configuration [deg]
+    bandwidth_hz, rolloff_hz : float   PD bandwidth (xi = 1) and roll-off filter corner (zeta = 0.7) [Hz]
     inertia_tot : (3, 3)               J_tot at G used for tuning [kg m^2]
-    modes_hz : (n,)                    flexible modes of the nominal plant (free-free)
-    frequencies_hz : (K,)              grid of the singular-value plot
-    sigma_nominal : (K, 3)             singular values of torque -> angular acceleration
-    sigma_max_samples : (N, K)         largest singular value at N uncertain samples
-    sample_values : dict               the sampled parameter values [rad/s]
-    hinf, hinf_peak_hz : float         closed-loop H-infinity norm (d -> w') and peak
-    robust_stability, worst_case_gain  satdyn.robust results (worst-case values in rad/s)
-    angles_deg, modes_vs_angle_hz      first modes over a grid of drive angles
+    uncertainty : dict                 name -> (nominal, low, high) of each uncertain first array
+                                       frequency [Hz]
+    modes_hz : (n,)                    flexible modes of the nominal plant (free-free) [Hz]
+    frequencies_hz : (K,)              grid of the singular-value plot [Hz]
+    sigma_nominal : (K, 3)             closed-loop singular values d -> hub angular acceleration
+                                       [(rad/s^2)/(N m)]
+    sigma_max_samples : (N, K)         largest singular value at N uniform samples of the box
+    sigma_max_worst : (K,)             largest singular value at the worst-case-gain parameters
+    sample_values_hz : dict            the sampled first array frequencies [Hz]
+    hinf, hinf_peak_hz : float         nominal closed-loop H-infinity norm and its peak [Hz]
+    robust_stability, worst_case_gain  satdyn.robust results (rad/s inside; converted by ``to_dict``)
+    angles_deg, modes_vs_angle_hz      modes over a grid of drive angles, columns tracked by mode shape
+    mode_labels : tuple                name of each tracked mode (column)
     """
 
     array_angle_deg: float
     bandwidth_hz: float
+    rolloff_hz: float
     inertia_tot: np.ndarray
+    uncertainty: dict
     modes_hz: np.ndarray
     frequencies_hz: np.ndarray
     sigma_nominal: np.ndarray
     sigma_max_samples: np.ndarray
-    sample_values: dict
+    sigma_max_worst: np.ndarray
+    sample_values_hz: dict
     hinf: float
     hinf_peak_hz: float
     robust_stability: object
     worst_case_gain: object
     angles_deg: np.ndarray
     modes_vs_angle_hz: np.ndarray
+    mode_labels: tuple
     synthetic: bool = True
+
+    @property
+    def percent(self) -> float:
+        """Half-width of the uncertainty box, percent of the nominal frequencies."""
+        nominal, low, _ = next(iter(self.uncertainty.values()))
+        return 100.0 * (nominal - low) / nominal
 
     def to_dict(self) -> dict:
         rs, wc = self.robust_stability, self.worst_case_gain
+        hz = 1.0 / (2.0 * np.pi)
+        gain_unit = "(rad/s^2)/(N m)"
         return {
+            "units": "one system: frequencies in Hz (keys *_hz), angles in deg, gains in "
+                     f"{gain_unit}, inertia in kg m^2; margins are multiples of the uncertainty box",
             "model": "hub + two flexible solar arrays (SYNTHETIC data, satdyn.titop.models.hub_two_arrays)",
             "synthetic": self.synthetic,
             "array_angle_deg": self.array_angle_deg,
-            "controller": {"type": "PD attitude (spec 000b section 3.1)", "bandwidth_hz": self.bandwidth_hz,
-                           "damping": 1.0, "inertia_tot_kgm2": self.inertia_tot},
+            "controller": {"type": "PD attitude control with a second-order roll-off filter on the torque "
+                                   "command (PD as in arXiv:2409.06017 section 3.1)",
+                           "bandwidth_hz": self.bandwidth_hz, "damping": 1.0, "rolloff_hz": self.rolloff_hz,
+                           "rolloff_damping": 0.7, "inertia_tot_kgm2": self.inertia_tot},
+            "uncertainty": {
+                "description": f"first clamped modal frequency of each array, +/-{self.percent:g} %, independent",
+                "parameters_hz": {k: {"nominal": v[0], "low": v[1], "high": v[2]} for k, v in self.uncertainty.items()},
+            },
             "modes_hz": self.modes_hz,
             "singular_values": {
-                "channel": "torque at G [N m] -> hub angular acceleration [rad/s^2]",
+                "channel": "CLOSED loop: torque disturbance at G [N m] -> hub angular acceleration [rad/s^2]",
+                "unit": gain_unit,
                 "frequencies_hz": self.frequencies_hz, "nominal": self.sigma_nominal,
                 "samples": int(self.sigma_max_samples.shape[0]),
                 "sigma_max_envelope": [self.sigma_max_samples.min(axis=0), self.sigma_max_samples.max(axis=0)],
+                "sigma_max_of_samples": float(self.sigma_max_samples.max()),
+                "sigma_max_at_worst_case": self.sigma_max_worst,
             },
-            "hinf": {"value": self.hinf, "peak_frequency_hz": self.hinf_peak_hz,
+            "hinf": {"value": self.hinf, "peak_frequency_hz": self.hinf_peak_hz, "unit": gain_unit,
                      "channel": "torque disturbance -> hub angular acceleration, closed loop, nominal"},
-            "robust_stability": {"lower": rs.lower, "upper": rs.upper,
-                                 "critical_frequency": rs.critical_frequency,
-                                 "worst_case_values": rs.worst_case_values,
-                                 "units": "margin: multiples of the +/-20 % box; frequency rad/s; values rad/s"},
-            "worst_case_gain": {"lower": wc.lower, "upper": wc.upper,
-                                "critical_frequency": wc.critical_frequency,
-                                "worst_case_values": wc.worst_case_values, "nominal_gain": wc.nominal_gain,
-                                "destabilizing": wc.destabilizing},
-            "modes_vs_array_angle": {"angles_deg": self.angles_deg, "modes_hz": self.modes_vs_angle_hz},
+            "robust_stability": {
+                "lower": rs.lower, "upper": rs.upper,
+                "meaning": "the loop stays stable for every parameter in (margin x the uncertainty box)",
+                "deviation_percent": [self.percent * rs.lower, self.percent * rs.upper],
+                "critical_frequency_hz": rs.critical_frequency * hz,
+                "worst_case_values_hz": {k: v * hz for k, v in rs.worst_case_values.items()},
+                "nominal_stable": bool(rs.nominal_stable)},
+            "worst_case_gain": {
+                "lower": wc.lower, "upper": wc.upper, "nominal_gain": wc.nominal_gain, "unit": gain_unit,
+                "critical_frequency_hz": wc.critical_frequency * hz,
+                "worst_case_values_hz": {k: v * hz for k, v in wc.worst_case_values.items()},
+                "destabilizing": bool(wc.destabilizing)},
+            "modes_vs_array_angle": {"angles_deg": self.angles_deg, "modes_hz": self.modes_vs_angle_hz,
+                                     "mode_labels": list(self.mode_labels),
+                                     "tracking": "columns follow one mode shape (MAC between neighbouring angles)"},
         }
 
 
-def _modes_hz(A) -> np.ndarray:
-    poles = np.linalg.eigvals(A)
-    f = np.abs(poles[poles.imag > 0]) / (2.0 * np.pi)
-    return np.sort(f)
+def _flexible_modes(A):
+    """Frequencies [Hz] (ascending) and eigenvectors (columns) of the poles with positive imaginary part."""
+    poles, vectors = np.linalg.eig(A)
+    keep = poles.imag > 0
+    poles, vectors = poles[keep], vectors[:, keep]
+    order = np.argsort(np.abs(poles))
+    return np.abs(poles[order]) / (2.0 * np.pi), vectors[:, order]
 
 
-def flagship_study(*, array_angle_deg: float = 0.0, bandwidth_hz: float = 0.01, n_samples: int = 200,
-                   seed: int = 0, progress=None) -> FlagshipResult:
-    """Flexible spacecraft + PD attitude control: nominal modes, sampled singular values,
-    closed-loop H-infinity, robust stability margin and worst-case gain.
+def _mac(a, b) -> np.ndarray:
+    """Modal assurance criterion matrix between the columns of a and b (1: same shape)."""
+    num = np.abs(a.conj().T @ b) ** 2
+    return num / np.outer(np.sum(np.abs(a) ** 2, axis=0), np.sum(np.abs(b) ** 2, axis=0))
+
+
+def track_modes(A_batch) -> tuple[np.ndarray, np.ndarray]:
+    """Modes of a sequence of state matrices, each column following one mode shape.
+
+    Neighbouring matrices are matched by the modal assurance criterion (MAC) of their
+    eigenvectors (an assignment maximising the total MAC), so that a column stays with its
+    mode where frequencies cross. Needs the same state coordinates along the sequence.
+
+    Returns
+    -------
+    frequencies : ndarray (n_steps, n_modes)   [Hz]
+    shapes : ndarray (n_steps, n_states, n_modes)
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    freqs, shapes = [], []
+    for A in A_batch:
+        f, v = _flexible_modes(A)
+        if shapes:
+            rows, cols = linear_sum_assignment(-_mac(shapes[-1], v))
+            f, v = f[cols[np.argsort(rows)]], v[:, cols[np.argsort(rows)]]
+        freqs.append(f)
+        shapes.append(v)
+    return np.array(freqs), np.array(shapes)
+
+
+def _mode_label(shape, data) -> str:
+    """'<array mode name>, symmetric|antisymmetric' from the array modal coordinates of a shape."""
+    n = len(data.array_modes.omega)
+    plus, minus = shape[:n], shape[2 * n:3 * n]         # eta of each array (states [eta; eta'] per array)
+    k = int(np.argmax(np.abs(plus) ** 2 + np.abs(minus) ** 2))
+    names = data.mode_names or tuple(f"array mode {j + 1}" for j in range(n))
+    kind = "symmetric" if np.real(plus[k] * np.conj(minus[k])) > 0 else "antisymmetric"
+    return f"{names[k]}, {kind}"
+
+
+def flagship_study(*, array_angle_deg: float = 0.0, bandwidth_hz: float = 0.02, rolloff_hz: float = 0.3,
+                   frequency_percent: float = 20.0, n_samples: int = 200, seed: int = 0) -> FlagshipResult:
+    """Flexible spacecraft + PD attitude control with roll-off: modes, closed-loop singular values
+    with uncertain samples, H-infinity norm, robust stability margin and worst-case gain.
+
+    Uncertainty: the first clamped modal frequency (out-of-plane bending) of each array,
+    +/- ``frequency_percent``, independent. The roll-off filter's phase lag near that mode is
+    what the flexible arrays can destabilise: the margin says how far the frequency may
+    drop, the worst-case gain how much the resonance grows inside the box.
 
     Parameters
     ----------
     array_angle_deg : float
         Drive angle of both arrays [deg] (the varying parameter is frozen there).
     bandwidth_hz : float
-        Attitude controller bandwidth (spec 000b: 0.01 Hz, xi = 1).
+        Attitude controller bandwidth [Hz] (xi = 1).
+    rolloff_hz : float
+        Corner frequency of the second-order roll-off filter (zeta = 0.7) [Hz].
+    frequency_percent : float
+        Half-width of the uncertainty box [% of the nominal first array frequency].
     n_samples : int
-        Uncertain samples of the first array frequencies for the singular-value plot.
+        Uniform samples of the box for the singular-value plot.
     seed : int
         Seed of the sampling and of the robust searches.
-    progress : callable(message), optional
-        Called as each stage finishes.
 
     Returns
     -------
     FlagshipResult
     """
     from .robust import hinfnorm, robust_stability, worst_case_gain
+    from .runtime import limit_blas_threads, progress
+    from .titop.data import load_hub_two_arrays
     from .titop.models import hub_two_arrays
 
     if not np.isfinite(array_angle_deg) or abs(array_angle_deg) > 180:
         raise ValueError(f"`array_angle_deg` must be in [-180, 180]; got {array_angle_deg}")
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"`n_samples` must be a positive integer; got {n_samples!r}")
-    say = progress or (lambda message: None)
-    family = hub_two_arrays()
-    plant = family.lfr.subs({"array_angle": np.deg2rad(array_angle_deg)})
-    nominal = plant.nominal()
-    say("plant built: " + repr(plant).split(", inputs")[0] + ">")
-    modes = _modes_hz(nominal.A)
-    J_tot = np.linalg.inv(nominal.dcgain()[3:, 3:])
-    J_tot = 0.5 * (J_tot + J_tot.T)
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"`seed` must be an integer >= 0; got {seed!r}")
+    for name, value in (("bandwidth_hz", bandwidth_hz), ("rolloff_hz", rolloff_hz)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"`{name}` must be positive and finite [Hz]; got {value}")
+    if not (np.isfinite(frequency_percent) and 0 < frequency_percent < 100):
+        raise ValueError(f"`frequency_percent` must be in (0, 100); got {frequency_percent}")
 
-    # singular values of torque -> angular acceleration, nominal and N uncertain samples
-    f = np.logspace(-2, 1, 300)
-    w = 2.0 * np.pi * f
-    channel = plant[[f"hub:G:acc[{i}]" for i in range(3, 6)], [f"hub:G:W[{i}]" for i in range(3, 6)]]
-    sigma_nom = np.linalg.svd(channel.freqresp(w), compute_uv=False)
-    sample = channel.sample(int(n_samples), rng=seed, kinds=("uncertain",))
-    G = sample.systems.freqresp(w)
-    sigma_max = np.linalg.svd(G, compute_uv=False)[..., 0]
-    say(f"{n_samples} uncertain samples evaluated")
+    stages = progress(total=5, desc="flagship study", unit="stage")
+    # many small dense problems: BLAS threads only fight for the cores
+    with limit_blas_threads():
+        try:
+            data = load_hub_two_arrays()
+            family = hub_two_arrays(data, uncertain_modes=(0,), frequency_percent=frequency_percent)
+            plant = family.lfr.subs({"array_angle": np.deg2rad(array_angle_deg)})
+            nominal = plant.nominal()
+            modes = _flexible_modes(nominal.A)[0]
+            J_tot = np.linalg.inv(nominal.dcgain()[3:, 3:])
+            J_tot = 0.5 * (J_tot + J_tot.T)
+            closed = attitude_closed_loop(plant, J_tot, bandwidth_hz, rolloff_hz=rolloff_hz)
+            uncertainty = {k: tuple(np.array([p.nominal, *p.range]) / (2.0 * np.pi))
+                           for k, p in closed.parameters.items()}
+            stages.set_postfix_str("closed loop built")
+            stages.update()
 
-    closed = attitude_closed_loop(plant, J_tot, bandwidth_hz)
-    hn = hinfnorm(closed.nominal())
-    say(f"closed-loop H-infinity norm {hn.value:.4g}")
-    rs = robust_stability(closed, seed=seed)
-    say(f"robust stability margin in [{rs.lower:.4g}, {rs.upper:.4g}]")
-    wc = worst_case_gain(closed, seed=seed)
-    say(f"worst-case gain in [{wc.lower:.4g}, {wc.upper:.4g}]")
+            hn = hinfnorm(closed.nominal())
+            stages.set_postfix_str("robust stability margin")
+            stages.update()
+            rs = robust_stability(closed, seed=seed)
+            stages.set_postfix_str("worst-case gain")
+            stages.update()
+            wc = worst_case_gain(closed, seed=seed)
+            stages.set_postfix_str("samples")
+            stages.update()
 
-    # modes versus the drive angle (the varying parameter), nominal frequencies
-    angles = np.arange(0.0, 181.0, 15.0)
-    batch = family.lfr.evaluate_batch({"array_angle": np.deg2rad(angles)})
-    modes_vs = np.array([_modes_hz(A) for A in batch.A])
+            # closed-loop singular values: nominal, uniform samples of the box, worst-case parameters
+            # the grid holds the nominal and worst-case peaks, so the curves reach the reported norms
+            f = np.unique(np.concatenate([np.logspace(-2, 1, 400),
+                                          [hn.peak_frequency / (2.0 * np.pi), wc.critical_frequency / (2.0 * np.pi)]]))
+            f = f[np.isfinite(f) & (f > 0)]
+            w = 2.0 * np.pi * f
+            sigma_nom = np.linalg.svd(closed.freqresp(w), compute_uv=False)
+            sample = closed.sample(int(n_samples), rng=seed, kinds=("uncertain",))
+            sigma_max = np.linalg.svd(sample.systems.freqresp(w), compute_uv=False)[..., 0]
+            worst = {k: float(v) for k, v in wc.worst_case_values.items()}
+            sigma_worst = np.linalg.svd(closed.freqresp(w, worst, strict=False), compute_uv=False)[..., 0]
+
+            # modes versus the drive angle (nominal frequencies), tracked by shape
+            angles = np.arange(0.0, 181.0, 5.0)
+            batch = hub_two_arrays(data, uncertain=False).lfr.evaluate_batch({"array_angle": np.deg2rad(angles)})
+            modes_vs, shapes = track_modes(batch.A)
+            labels = tuple(_mode_label(shapes[0][:, j], data) for j in range(shapes.shape[2]))
+            stages.update()
+        finally:
+            stages.close()
     return FlagshipResult(
-        array_angle_deg=float(array_angle_deg), bandwidth_hz=float(bandwidth_hz), inertia_tot=J_tot,
-        modes_hz=modes, frequencies_hz=f, sigma_nominal=sigma_nom, sigma_max_samples=sigma_max,
-        sample_values={k: np.asarray(v) for k, v in sample.values.items()},
+        array_angle_deg=float(array_angle_deg), bandwidth_hz=float(bandwidth_hz), rolloff_hz=float(rolloff_hz),
+        inertia_tot=J_tot, uncertainty=uncertainty, modes_hz=modes, frequencies_hz=f, sigma_nominal=sigma_nom,
+        sigma_max_samples=sigma_max, sigma_max_worst=sigma_worst,
+        sample_values_hz={k: np.asarray(v) / (2.0 * np.pi) for k, v in sample.values.items()},
         hinf=float(hn.value), hinf_peak_hz=float(hn.peak_frequency) / (2.0 * np.pi),
-        robust_stability=rs, worst_case_gain=wc, angles_deg=angles, modes_vs_angle_hz=modes_vs)
+        robust_stability=rs, worst_case_gain=wc, angles_deg=angles, modes_vs_angle_hz=modes_vs,
+        mode_labels=labels)

@@ -12,6 +12,7 @@ import pytest
 
 from satdyn.detumbling import detumbling_experiment, detumbling_study
 from satdyn.detumbling.experiments import _settling_time
+from satdyn.detumbling.client import PARAMETER_NAMES
 from satdyn.results import to_jsonable
 
 
@@ -48,6 +49,15 @@ def test_study_json_has_issue_keys(short_study):
     for key in ("final", "settling_time_s", "V0", "VT", "peak"):
         assert key in data
     assert set(data["experiment"]["runs"]) == set(short_study.experiment.runs)
+    # named entries, not unnamed vectors: the true parameters and each tug's final estimates
+    # carry the names of PARAMETER_NAMES, in the order of the simulated vectors
+    truth = data["scenario"]["parameters_true"]
+    assert list(truth) == list(PARAMETER_NAMES)
+    assert truth["m1"] == pytest.approx(short_study.run.pi_true[0], rel=1e-11)
+    for i in range(2):
+        est = data["estimates_final"][f"tug{i + 1}"]
+        assert est["parameters"]["Jzz2"] == pytest.approx(short_study.run.pi_hat[-1, i, 16], rel=1e-11, abs=1e-300)
+        assert est["grasp_m"]["z"] == pytest.approx(short_study.run.d_hat[-1, i, 2], rel=1e-11, abs=1e-300)
 
 
 def test_experiment_progress_callback(scenario):
@@ -56,3 +66,29 @@ def test_experiment_progress_callback(scenario):
     seen = []
     detumbling_experiment(short, kinds=("B",), hinge_scales=(1.0,), progress=lambda label, t, T: seen.append(label))
     assert seen and set(seen) == {"B"}
+
+
+def test_figures_have_units_legends_titles_and_one_panel_per_run(short_study):
+    # Readability contract of the figures (issue 15): every visible axis has a title, a unit in
+    # its y label and a legend; estimates are split by unit (one unit per axis); the Lyapunov
+    # comparison draws each of the 8 runs on its own panel (on one axis 7 of them overlap).
+    from satdyn.plotting import plot_detumbling_study
+
+    figs = plot_detumbling_study(short_study)
+    for name, fig in figs.items():
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            assert ax.get_title(), f"{name}: axis without title"
+            assert "[" in ax.get_ylabel(), f"{name}: y label without unit: {ax.get_ylabel()!r}"
+            assert ax.get_legend() is not None, f"{name}: axis without legend"
+    units = {ax.get_ylabel() for ax in figs["parameter_estimates"].axes}
+    assert units == {"[kg]", "[kg m$^2$]", "[N m/rad]", "[N m s/rad]"}
+    panels = [ax for ax in figs["experiment_lyapunov"].axes if ax.get_visible()]
+    assert len(panels) == len(short_study.experiment.runs)
+    for ax, (label, run) in zip(panels, short_study.experiment.runs.items()):
+        np.testing.assert_array_equal(ax.lines[0].get_ydata(), run.V)
+        assert ax.get_title().startswith(label)
+    # truth lines are explained in every estimate legend
+    for ax in figs["position_estimates"].axes + figs["parameter_estimates"].axes:
+        assert any("true value" in t.get_text() for t in ax.get_legend().get_texts())

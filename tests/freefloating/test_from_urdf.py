@@ -26,9 +26,13 @@ def _inertial(rng, mass):
             f'iyz="0" izz="{moments[2]}"/></inertial>')
 
 
-def random_arm_urdf(rng, n_joints):
+def random_arm_urdf(rng, n_joints, *, massless_gimbals=(), massless_tool=False):
     """Base link, a welded camera on the base, n revolute links with random axes and origins,
-    a welded link in the middle of the chain and a welded tool at the tip."""
+    a welded link in the middle of the chain and a welded tool at the tip.
+
+    ``massless_gimbals``: indices k of links written without ``<inertial>`` (a gimbal between
+    joints k and k + 1); ``massless_tool``: the tool is a bare ``<link name="tool"/>`` frame
+    (the usual URDF idiom for a tool frame)."""
     links = [f'<link name="base">{_inertial(rng, 300.0)}</link>',
              f'<link name="camera">{_inertial(rng, 5.0)}</link>']
     joints = ['<joint name="a_camera" type="fixed"><parent link="base"/><child link="camera"/>'
@@ -36,7 +40,9 @@ def random_arm_urdf(rng, n_joints):
     parent = "base"
     for k in range(n_joints):
         name = f"link{k + 1}"
-        links.append(f'<link name="{name}">{_inertial(rng, rng.uniform(2.0, 8.0))}</link>')
+        mass = rng.uniform(2.0, 8.0)
+        links.append(f'<link name="{name}"/>' if k in massless_gimbals else
+                     f'<link name="{name}">{_inertial(rng, mass)}</link>')
         xyz = rng.normal(size=3) * 0.5
         rpy = rng.uniform(-1.0, 1.0, size=3)
         axis = rng.normal(size=3)
@@ -50,32 +56,43 @@ def random_arm_urdf(rng, n_joints):
             links.append(f'<link name="{name}_bracket">{_inertial(rng, 1.5)}</link>')
             joints.append(f'<joint name="j{k + 1}_bracket" type="fixed"><parent link="{name}"/>'
                           f'<child link="{name}_bracket"/><origin xyz="0.1 0 0.2" rpy="0 0.4 0"/></joint>')
-    links.append(f'<link name="tool">{_inertial(rng, 0.8)}</link>')
+    links.append('<link name="tool"/>' if massless_tool else f'<link name="tool">{_inertial(rng, 0.8)}</link>')
     joints.append(f'<joint name="tool_mount" type="fixed"><parent link="{parent}"/><child link="tool"/>'
                   '<origin xyz="0.05 0.02 0.3" rpy="0.2 0.1 -0.3"/></joint>')
     return URDF_HEADER + "\n".join(links + joints) + "\n</robot>\n"
 
 
-@pytest.mark.parametrize("n_joints, seed", [(1, 0), (3, 1), (6, 2)])
-def test_urdf_model_matches_pinocchio(tmp_path, n_joints, seed):
+@pytest.mark.parametrize("n_joints, seed, gimbals, bare_tool", [
+    (1, 0, (), False), (3, 1, (), False), (6, 2, (), False),
+    # issue 15: massless frames -- a bare tool frame, massless gimbal links between two joints
+    (2, 3, (), True), (4, 4, (0, 2), True), (5, 5, (1,), False), (3, 6, (0, 1), True)])
+def test_urdf_model_matches_pinocchio(tmp_path, n_joints, seed, gimbals, bare_tool):
     rng = np.random.default_rng(seed)
     path = tmp_path / "arm.urdf"
-    path.write_text(random_arm_urdf(rng, n_joints))
+    path.write_text(random_arm_urdf(rng, n_joints, massless_gimbals=gimbals, massless_tool=bare_tool))
     model = ff.from_urdf(path, end_effector="tool")
     assert model.n_joints == n_joints
 
+    compare_with_pinocchio(path, model, "tool", rng)
+
+
+def compare_with_pinocchio(path, model, ee_frame, rng, n_samples=4):
+    """H and the zero-momentum end-effector twist of ``model`` against Pinocchio on the same file."""
+    n_joints = model.n_joints
     pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     pm.gravity = pin.Motion.Zero()
     data = pm.createData()
-    tool = pm.getFrameId("tool")
+    tool = pm.getFrameId(ee_frame)
     total_mass = sum(inertia.mass for inertia in pm.inertias)
     assert model.total_mass == pytest.approx(total_mass, rel=1e-12)
 
-    for _ in range(4):
+    for _ in range(n_samples):
         q = rng.uniform(-2.0, 2.0, size=n_joints)
         qdot = rng.normal(size=n_joints)
         base_R = dcm_from_euler(rng.uniform(-1, 1, size=3))
-        q_pin = np.r_[rng.normal(size=3), pin.Quaternion(base_R).coeffs(), q]
+        # continuous joints are (cos, sin) in Pinocchio
+        arm = [[np.cos(x), np.sin(x)] if j.nq == 2 else [x] for x, j in zip(q, list(pm.joints)[2:])]
+        q_pin = np.r_[rng.normal(size=3), pin.Quaternion(base_R).coeffs(), np.concatenate(arm)]
         M = pin.crba(pm, data, q_pin)
         M = np.triu(M) + np.triu(M, 1).T
         H_oracle = M[6:, 6:] - M[6:, :6] @ np.linalg.solve(M[:6, :6], M[:6, 6:])

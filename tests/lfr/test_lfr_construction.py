@@ -94,3 +94,21 @@ def test_lfr_pickles_for_parallel_workers():
     Y = pickle.loads(pickle.dumps(X))
     assert Y.blocks == X.blocks
     assert np.array_equal(Y.evaluate({"a": 1.0}), X.evaluate({"a": 1.0}))
+
+
+def test_rename_keeps_names_that_look_like_defaults():
+    """`rename` keeps what the user asked for, even names of the default pattern.
+
+    Operations renumber default names (a selection of y[1], y[2] gives y[0], y[1], as
+    python-control does); an explicit rename is not such an operation. Before the fix,
+    outputs renamed to u[i] (or inputs to y[i]) silently came back as y[i] / u[i].
+    """
+    import numpy as np
+
+    from satdyn.lfr import as_lfr
+
+    gain = as_lfr(np.ones((3, 6)))
+    assert gain.rename(outputs=["u[0]", "u[1]", "u[2]"]).output_names == ("u[0]", "u[1]", "u[2]")
+    assert gain.rename(inputs=[f"y[{i}]" for i in range(6)]).input_names == tuple(f"y[{i}]" for i in range(6))
+    # an operation on the renamed system still renumbers defaults as before
+    assert gain[1:3, :].output_names == ("y[0]", "y[1]")

@@ -86,9 +86,9 @@ def test_conflicting_parameter_data_is_an_error():
     a2 = ureal("a", 1.0, percent=20)
     with pytest.raises(ValueError, match="two parameters named 'a'"):
         a1 + a2
-    # The same data under one name is one parameter (channels merged).
+    # The same data under one name is one parameter: a + a is 2 a, one channel.
     s = a1 + ureal("a", 1.0, percent=10)
-    assert [(b.name, b.size) for b in s.blocks] == [("a", 2)]
+    assert [(b.name, b.size) for b in s.blocks] == [("a", 1)]
 
 
 def test_blocks_report_kind_range_transform_size():

@@ -100,7 +100,6 @@ def test_urdf_dynamics_match_pinocchio(tmp_path, floating):
 def test_urdf_errors(tmp_path):
     head = '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
     cases = {
-        "mimic": head + '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><mimic joint="k"/></joint></robot>',
         "two parent joints": head + '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>'
                                     '<joint name="j2" type="fixed"><parent link="c"/><child link="b"/></joint>'
                                     '<joint name="j3" type="fixed"><parent link="a"/><child link="c"/></joint></robot>',
@@ -113,9 +112,36 @@ def test_urdf_errors(tmp_path):
         p.write_text(text)
         with pytest.raises(ValueError, match=message):
             mb.load_urdf(p)
+    # A mimic joint whose master does not exist: independent mode reads it (as Pinocchio), coupling cannot.
+    p = tmp_path / "mimic.urdf"
+    p.write_text(head + '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><mimic joint="k"/>'
+                 '</joint><joint name="k" type="fixed"><parent link="a"/><child link="c"/></joint></robot>')
+    with pytest.warns(UserWarning, match="mimic"):
+        assert mb.load_urdf(p).nv == 1
+    with pytest.raises(ValueError, match="'j' mimics 'k'"):
+        mb.load_urdf(p, mimic="coupled")
     with pytest.raises(ValueError, match="no URDF file"):
         mb.load_urdf(tmp_path / "missing.urdf")
     p = tmp_path / "notrobot.urdf"
     p.write_text("<sdf/>")
     with pytest.raises(ValueError, match="expected <robot>"):
         mb.load_urdf(p)
+
+
+def test_xml_read_as_urdfdom_reads_it(tmp_path):
+    """Whitespace and a byte-order mark before the declaration, comments and unknown elements
+    (urdfdom accepts them; expat alone refuses the first): the model is the one of the clean file."""
+    rng = np.random.default_rng(4)
+    clean = write_urdf(tmp_path / "clean.urdf", rng).read_text()
+    messy = ("\ufeff\n   \n" + clean.replace("<robot name=\"test_arm\">",
+                                               "<robot name=\"test_arm\"><!-- a comment -->"
+                                               "<gazebo reference=\"l1\"><material>red</material></gazebo>"
+                                               "<transmission name=\"t\"><type>simple</type></transmission>")
+             .replace("</robot>", "<!-- trailing <joint> comment --></robot>"))
+    (tmp_path / "messy.urdf").write_text(messy, encoding="utf-8")
+    a, b = mb.load_urdf(tmp_path / "clean.urdf"), mb.load_urdf(tmp_path / "messy.urdf")
+    q = rng.uniform(-1, 1, a.nq)
+    assert [j.name for j in a.joints] == [j.name for j in b.joints]
+    assert np.array_equal(mb.mass_matrix(a, q), mb.mass_matrix(b, q))
+    pm = pin.buildModelFromUrdf(str(tmp_path / "messy.urdf"))
+    assert pm.nv == b.nv

@@ -203,3 +203,21 @@ def test_split_assembly_equals_the_global_lfr(data, model3):
     a = model3[(2, True)].lfr.evaluate_batch(vals).freqresp(W)
     b = split.evaluate_batch(vals).freqresp(W)
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-10 * np.abs(a).max())
+
+
+def test_hub_two_arrays_uncertain_modes():
+    # each listed mode of each array becomes one uncertain frequency, +/- the given percent of
+    # the data's frequency (the box is read back from the parameters: exact arithmetic)
+    from satdyn.titop.data import load_hub_two_arrays
+
+    d = load_hub_two_arrays()
+    m = hub_two_arrays(uncertain_modes=(0, 2), frequency_percent=10.0)
+    params = m.lfr.parameters
+    assert {n for n in params if ".omega" in n} == {f"{a}.omega{j}" for a in d.array_names for j in (1, 3)}
+    p = params[f"{d.array_names[0]}.omega3"]
+    assert p.nominal == d.array_modes.omega[2]
+    np.testing.assert_allclose(p.range, [0.9 * p.nominal, 1.1 * p.nominal], rtol=1e-15)
+    with pytest.raises(ValueError, match="uncertain_modes"):
+        hub_two_arrays(uncertain_modes=(3,))
+    with pytest.raises(ValueError, match="frequency_percent"):
+        hub_two_arrays(frequency_percent=150.0)

@@ -98,8 +98,11 @@ def _random_chain(rng, kinds):
     links = []
     for _ in kinds:
         m = rng.uniform(1, 5)
-        A = rng.normal(size=(3, 3))
-        J = A @ A.T + np.eye(3)
+        # a physical inertia: principal moments from positive second moments (a, b, c)
+        # (I1 = b + c, ...: the triangle inequality holds), in a random principal frame
+        a, b, c = rng.uniform(0.2, 2.0, 3)
+        Q = _rot(rng)
+        J = Q @ np.diag([b + c, a + c, a + b]) @ Q.T
         links.append((m, rng.normal(size=3) * 0.3, J, rng.normal(size=3) * 0.5))   # mass, com, J_G, r_i
     axes = [v / np.linalg.norm(v) for v in rng.normal(size=(len(kinds), 3))]
     offsets = [_rot(rng) for _ in kinds]

@@ -3,47 +3,67 @@
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
 
 from ..demo import FlagshipResult, flagship_study, load_rigid_spacecraft, rigid_spacecraft_inertia
 from ..plotting import plot_flagship, plot_rigid_spacecraft_inertia
+from . import finite_float, json_file, positive_float, positive_int, seed
 
-HELP = ("flexible spacecraft (hub + two solar arrays, synthetic data) with PD attitude control: modes, "
-        "sampled singular values, H-infinity, robust stability margin, worst-case gain "
-        "(--rigid: composite inertia of a rigid hub with two panels)")
+HELP = ("flexible spacecraft (hub + two solar arrays, synthetic data) with PD attitude control and roll-off "
+        "filter, first array frequencies +/-20 percent: modes, closed-loop singular values, H-infinity, robust "
+        "stability margin, worst-case gain (--rigid: composite inertia of a rigid hub with two panels)")
+
+
+_FLAGSHIP_OPTIONS = {"array_angle": "--array-angle", "bandwidth": "--bandwidth", "rolloff": "--rolloff",
+                     "samples": "--samples", "seed": "--seed"}
+_RIGID_OPTIONS = {"angles": "--angles", "scenario": "--scenario"}
+
+
+def _angle(text: str) -> float:
+    value = finite_float(text)
+    if abs(value) > 180.0:
+        raise argparse.ArgumentTypeError(f"expected an angle in [-180, 180] deg; got {text!r}")
+    return value
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--rigid", action="store_true",
                         help="run the rigid composite-inertia study instead of the flagship study")
-    parser.add_argument("--array-angle", type=float, default=0.0, metavar="DEG",
-                        help="flagship: drive angle of both solar arrays in degrees (default 0)")
-    parser.add_argument("--bandwidth", type=float, default=0.01, metavar="HZ",
-                        help="flagship: attitude controller bandwidth in Hz (spec 000b: 0.01)")
-    parser.add_argument("--samples", type=int, default=200, metavar="N",
+    parser.add_argument("--array-angle", type=_angle, default=None, metavar="DEG",
+                        help="flagship: drive angle of both solar arrays in degrees, in [-180, 180] (default 0)")
+    parser.add_argument("--bandwidth", type=positive_float, default=None, metavar="HZ",
+                        help="flagship: attitude controller bandwidth in Hz (default 0.02)")
+    parser.add_argument("--rolloff", type=positive_float, default=None, metavar="HZ",
+                        help="flagship: corner frequency of the roll-off filter on the torque command in Hz (default 0.3)")
+    parser.add_argument("--samples", type=positive_int, default=None, metavar="N",
                         help="flagship: uncertain samples for the singular values (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="flagship: random seed (default 0)")
-    parser.add_argument("--angles", type=float, nargs="+", metavar="DEG",
-                        help="--rigid: panel angles in degrees (default: the scenario's list, 0..180 by 15)")
-    parser.add_argument("--scenario", metavar="FILE",
-                        help="--rigid: rigid spacecraft scenario (JSON, layout of satdyn/data/demo_spacecraft.json)")
+    parser.add_argument("--seed", type=seed, default=None, help="flagship: random seed, >= 0 (default 0)")
+    parser.add_argument("--angles", type=finite_float, nargs="+", metavar="DEG",
+                        help="--rigid only: panel angles in degrees (default: the scenario's list, 0..180 by 15)")
+    parser.add_argument("--scenario", type=json_file, metavar="FILE",
+                        help="--rigid only: rigid spacecraft scenario (JSON, layout of satdyn/data/demo_spacecraft.json)")
+
+
+def check(args) -> None:
+    """Refuse options the chosen study would ignore."""
+    own, other = (_RIGID_OPTIONS, _FLAGSHIP_OPTIONS) if args.rigid else (_FLAGSHIP_OPTIONS, _RIGID_OPTIONS)
+    for attribute, flag in other.items():
+        if getattr(args, attribute) is not None:
+            mode = "the flagship study (without --rigid)" if args.rigid else "--rigid"
+            raise ValueError(f"{flag} applies only to {mode}")
 
 
 def run(args):
-    if args.rigid or args.angles is not None or args.scenario is not None:
+    if args.rigid:
         spacecraft = load_rigid_spacecraft(args.scenario)
         angles = None if args.angles is None else np.deg2rad(args.angles)
         return rigid_spacecraft_inertia(spacecraft, angles)
-    step = [0]
-
-    def progress(message):
-        step[0] += 1
-        print(f"[{step[0]}/5] {message}", file=sys.stderr, flush=True)
-
-    return flagship_study(array_angle_deg=args.array_angle, bandwidth_hz=args.bandwidth,
-                          n_samples=args.samples, seed=args.seed, progress=progress)
+    defaults = {"array_angle": 0.0, "bandwidth": 0.02, "rolloff": 0.3, "samples": 200, "seed": 0}
+    value = {k: (defaults[k] if getattr(args, k) is None else getattr(args, k)) for k in defaults}
+    return flagship_study(array_angle_deg=value["array_angle"], bandwidth_hz=value["bandwidth"],
+                          rolloff_hz=value["rolloff"], n_samples=value["samples"], seed=value["seed"])
 
 
 def figures(result):
@@ -55,17 +75,26 @@ def figures(result):
 def summary(result) -> str:
     if isinstance(result, FlagshipResult):
         rs, wc = result.robust_stability, result.worst_case_gain
-        wv = ", ".join(f"{k} = {v / (2 * np.pi):.4g} Hz" for k, v in rs.worst_case_values.items())
-        gv = ", ".join(f"{k} = {v / (2 * np.pi):.4g} Hz" for k, v in wc.worst_case_values.items())
+        hz = 1.0 / (2.0 * np.pi)
+        def named(values):   # "array_plus_y.omega1" -> "array_plus_y f1" (the value is printed in Hz)
+            return ", ".join(f"{k.replace('.omega', ' f')} = {v * hz:.4g} Hz" for k, v in values.items())
+
+        rv, gv = named(rs.worst_case_values), named(wc.worst_case_values)
+        box = ", ".join(f"{k.replace('.omega', ' f')} {nom:.3g} Hz +/-{result.percent:g} %"
+                        for k, (nom, _, _) in result.uncertainty.items())
+        gain = "(rad/s^2)/(N m)"
         return "\n".join([
             "hub + two flexible solar arrays (synthetic data), PD attitude control "
-            f"(bandwidth {result.bandwidth_hz:g} Hz), array angle {result.array_angle_deg:g} deg",
+            f"(bandwidth {result.bandwidth_hz:g} Hz) with roll-off filter at {result.rolloff_hz:g} Hz, "
+            f"array angle {result.array_angle_deg:g} deg",
+            f"uncertain: {box}",
             "flexible modes of the nominal plant [Hz]: " + ", ".join(f"{m:.3f}" for m in result.modes_hz),
-            f"closed-loop H-inf (torque disturbance -> hub angular acceleration): {result.hinf:.5g} "
+            f"closed loop, torque disturbance -> hub angular acceleration: nominal H-inf {result.hinf:.4g} {gain} "
             f"at {result.hinf_peak_hz:.3f} Hz",
-            f"robust stability margin: [{rs.lower:.4g}, {rs.upper:.4g}] x the +/-20 % box; "
-            f"destabilising at {wv}",
-            f"worst-case gain: [{wc.lower:.5g}, {wc.upper:.5g}] (nominal {wc.nominal_gain:.5g}) at {gv}",
+            f"robust stability margin [{rs.lower:.3f}, {rs.upper:.3f}] x the box, i.e. stable while each first "
+            f"array frequency stays within +/-{result.percent * rs.lower:.1f} % of nominal; unstable at {rv}",
+            f"worst-case gain [{wc.lower:.4g}, {wc.upper:.4g}] {gain} ({wc.lower / wc.nominal_gain:.2f} x nominal) "
+            f"at {wc.critical_frequency * hz:.3f} Hz, reached at {gv}",
         ])
     deg = np.rad2deg(result.panel_angles)
     lines = [

@@ -1,41 +1,37 @@
-"""`satdyn detumbling`: two tugs detumble a non-rigid satellite (spec 002, Gao-Danielson-Fierro 2024)."""
+"""`satdyn detumbling`: two tugs detumble a non-rigid satellite (Gao, Danielson, Fierro 2024, arXiv:2407.17617)."""
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 from ..detumbling import CONTROLLER_KINDS, detumbling_study, load_scenario
 from ..plotting import plot_detumbling_study
+from . import SimulationProgress, json_file, positive_float
 
 HELP = ("adaptive detumbling of a two-link satellite by two decentralized tugs "
         "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known and the hinge sweep")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--scenario", metavar="FILE",
+    parser.add_argument("--scenario", type=json_file, metavar="FILE",
                         help="scenario (JSON, layout of satdyn/data/detumbling/paper_table1.json)")
     parser.add_argument("--controller", choices=CONTROLLER_KINDS, default=None,
                         help="controller of the main run (default: the scenario's, B)")
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
+    parser.add_argument("--duration", type=positive_float, default=None, metavar="S",
                         help="horizon of the main run [s] (default: the scenario's, 30)")
     parser.add_argument("--experiment", action="store_true",
                         help="also run B, known, A, R and the hinge-stiffness sweep x1, x10, x100 (8 runs, minutes)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
-
-
-def _progress(label, t, T):
-    print(f"  [{label}] t = {t:5.1f} / {T:g} s", file=sys.stderr, flush=True)
 
 
 def run(args):
     scenario = load_scenario(args.scenario)
     if args.controller is not None:
         scenario = dataclasses.replace(scenario, controller=args.controller)
-    if args.duration is not None and not args.duration > 0:
-        raise ValueError(f"`--duration` must be positive; got {args.duration}")
-    return detumbling_study(scenario, experiment=args.experiment, duration=args.duration,
-                            progress=None if args.quiet else _progress)
+    bars = SimulationProgress("simulate")
+    try:
+        return detumbling_study(scenario, experiment=args.experiment, duration=args.duration, progress=bars)
+    finally:
+        bars.close()
 
 
 def figures(result):

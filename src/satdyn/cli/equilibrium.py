@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import sys
+import argparse
+import math
 
 import numpy as np
+
+from .. import runtime
 
 from ..equilibrium.arm import GEOMETRIES
 from ..equilibrium.study import equilibrium_study
 from ..plotting import plot_equilibrium_study
+from . import positive_float, positive_int, seed
 
 HELP = ("two-link arm under gravity: one LFT model for every configuration vs numerical trim + "
         "linearisation at each (error map, singular values with uncertain samples)")
@@ -17,33 +21,43 @@ HELP = ("two-link arm under gravity: one LFT model for every configuration vs nu
 def add_arguments(parser) -> None:
     parser.add_argument("--geometry", choices=GEOMETRIES, default="hanging",
                         help="zero configuration of the arm (paper Fig. 3 is missing; default hanging)")
-    parser.add_argument("--g0", default=None, metavar="G",
+    parser.add_argument("--g0", type=_g0, default=None, metavar="G",
                         help="gravity [m/s^2] or 'paper' (9.81, default) / 'standard' (9.80665)")
-    parser.add_argument("--step", type=float, default=10.0, metavar="DEG",
+    parser.add_argument("--step", type=positive_float, default=10.0, metavar="DEG",
                         help="grid step of the (theta1, theta2) error map over [-170, 170] deg (default 10)")
-    parser.add_argument("--samples", type=int, default=300, metavar="N",
+    parser.add_argument("--samples", type=positive_int, default=300, metavar="N",
                         help="uncertain samples at (70, 30) deg (default 300)")
     parser.add_argument("--option", choices=("A", "B"), default="B", help="assembly route (default B)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the uncertain samples")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the uncertain samples, >= 0 (default 0)")
 
 
 def _g0(text):
-    if text is None or text in ("paper", "standard"):
+    if text in ("paper", "standard"):
         return text
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise ValueError(f"--g0 must be a number or 'paper'/'standard', got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number [m/s^2] or 'paper'/'standard'; got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive finite gravity [m/s^2]; got {text!r}")
+    return value
 
 
 def run(args):
-    def progress(done, total):
-        if done == total or done % max(1, total // 20) == 0:
-            print(f"\rtrim + linearisation {done}/{total}", end="" if done < total else "\n",
-                  file=sys.stderr, flush=True)
+    bar = None
 
-    return equilibrium_study(args.geometry, _g0(args.g0), grid_step_deg=args.step, n_samples=args.samples,
-                             option=args.option, seed=args.seed, progress=progress)
+    def progress(done, total):
+        nonlocal bar
+        if bar is None:
+            bar = runtime.progress(total=total, desc="trim + linearisation", unit="config")
+        bar.update(done - bar.n)
+
+    try:
+        return equilibrium_study(args.geometry, args.g0, grid_step_deg=args.step, n_samples=args.samples,
+                                 option=args.option, seed=args.seed, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def figures(result):

@@ -2,32 +2,51 @@
 
 from __future__ import annotations
 
-import sys
+import argparse
+from pathlib import Path
 
 import numpy as np
 
 from ..freefloating.study import run_freefloating_study
 from ..plotting import plot_freefloating
+from . import SimulationProgress, json_file, nonnegative_float, positive_float
 
 HELP = ("free-floating spacecraft-manipulators (GJM): one-joint-at-a-time maneuvers of the substitute systems "
         "P4S and S6S, Figs. 5-8")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--systems", nargs="+", default=["p4s", "s6s"], metavar="NAME",
+    parser.add_argument("--systems", type=_system, nargs="+", default=["p4s", "s6s"], metavar="NAME",
                         help="example systems: p4s, s6s or JSON files of the same layout (default: p4s s6s)")
-    parser.add_argument("--settle", type=float, default=None, metavar="S",
+    parser.add_argument("--settle", type=nonnegative_float, default=None, metavar="S",
                         help="rest after the last joint cycle [s] (default: the data file's, 24 s)")
-    parser.add_argument("--sample-dt", type=float, default=0.1, metavar="S", help="recording step [s] (default 0.1)")
-    parser.add_argument("--rtol", type=float, default=1e-10, help="DOP853 relative tolerance (default 1e-10)")
+    parser.add_argument("--sample-dt", type=positive_float, default=0.1, metavar="S", help="recording step [s] (default 0.1)")
+    parser.add_argument("--rtol", type=_rtol, default=1e-10,
+                        help="DOP853 relative tolerance, in (0, 0.1] (default 1e-10; atol = min(1e-12, rtol/100))")
+
+
+def _rtol(text: str) -> float:
+    value = positive_float(text)
+    if value > 0.1:
+        raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 0.1]; got {text!r}")
+    return value
+
+
+def _system(text: str) -> str:
+    # a shipped name, or a JSON file (checked now: a malformed file is named before the run)
+    if text.lower() in ("p4s", "s6s") or not (text.endswith(".json") or Path(text).exists()):
+        return text
+    json_file(text)
+    return text
 
 
 def run(args):
-    def progress(key, t, tf):
-        print(f"\r  {key}: t = {t:6.1f} / {tf:.1f} s", end="" if t < tf else "\n", file=sys.stderr, flush=True)
-
-    return run_freefloating_study(args.systems, settle=args.settle, sample_dt=args.sample_dt, rtol=args.rtol,
-                                  atol=min(1e-12, args.rtol * 1e-2), progress=progress)
+    bars = SimulationProgress("simulate")
+    try:
+        return run_freefloating_study(args.systems, settle=args.settle, sample_dt=args.sample_dt, rtol=args.rtol,
+                                      atol=min(1e-12, args.rtol * 1e-2), progress=bars)
+    finally:
+        bars.close()
 
 
 def figures(result):
@@ -35,7 +54,7 @@ def figures(result):
 
 
 def summary(result) -> str:
-    lines = ["Substitute systems of spec 001 §8.4 (NOT the paper's unpublished Tables 3-6); floating mode, "
+    lines = ["Substitute systems P4S and S6S (NOT the paper's unpublished Tables 3-6; Front. Robot. AI 5:41, 2018); floating mode, "
              "computed torque K_P = K_D = 1."]
     for run in result.runs:
         pose = run.final_base_pose

@@ -1,4 +1,4 @@
-"""satdyn.detumbling: adaptive detumbling of a non-rigid satellite by two space tugs (spec 002).
+"""satdyn.detumbling: adaptive detumbling of a non-rigid satellite by two space tugs (arXiv:2407.17617).
 
 The client is two rigid links joined at a hinge point H by a spherical hinge with torsional
 spring, damper and smooth Coulomb friction; two tugs grasp it (one per link) and bring it

@@ -11,14 +11,14 @@ Immutable model data (Pinocchio-style: one model, algorithms elsewhere):
 * :class:`ClientParams` -- the two links, the hinge and the true grasp points
   ``grasp1`` (Link-1 frame) and ``grasp2`` (Link-2 frame) [m], relative to H.
 
-The 29-parameter vector of spec 002 §2.4 (fixed order)::
+The 29-parameter vector of arXiv:2407.17617 (fixed order)::
 
     pi = [m1, h1(3), j1(6), m2, h2(3), j2(6), k(3), xi(3), f_c(3)]
 
 with ``j = [Jxx, Jyy, Jzz, Jxy, Jxz, Jyz]`` of the inertia about H.
 
 :func:`client_from_table` builds the client from the paper's Table I (as shipped in
-``satdyn/data/detumbling/paper_table1.json``) with every resolution of the spec a named
+``satdyn/data/detumbling/paper_table1.json``) with every resolution of what Table I leaves open a named
 option (:class:`TableResolutions`).
 """
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..spatial import parallel_axis
-from ..spatial._checks import as_batch_of, as_float_array
+from ..spatial._checks import as_batch_of, as_float_array, as_inertia
 
 __all__ = [
     "LinkParams", "HingeParams", "ClientParams", "TableResolutions", "client_from_table",
@@ -88,10 +88,7 @@ class LinkParams:
         inertia = as_batch_of(self.inertia_com, (3, 3), "inertia_com")
         if com.shape != (3,) or inertia.shape != (3, 3):
             raise ValueError("`com` must have shape (3,) and `inertia_com` shape (3, 3)")
-        if not np.allclose(inertia, inertia.T, atol=1e-12 * max(1.0, np.abs(inertia).max())):
-            raise ValueError("`inertia_com` must be symmetric")
-        if np.linalg.eigvalsh(inertia).min() < 0:
-            raise ValueError("`inertia_com` must be positive semi-definite")
+        as_inertia(inertia, "inertia_com")   # symmetric, PSD, triangle inequality
         object.__setattr__(self, "mass", mass)
         object.__setattr__(self, "com", com.copy())
         object.__setattr__(self, "inertia_com", inertia.copy())
@@ -213,7 +210,7 @@ class ClientParams:
 
 @dataclass(frozen=True)
 class TableResolutions:
-    """Named resolutions of what Table I leaves out or gets wrong (spec 002 §2.5, §5).
+    """Named resolutions of what Table I leaves out or gets wrong (arXiv:2407.17617; docs/detumbling.md).
 
     Attributes
     ----------
@@ -281,7 +278,7 @@ def _number(raw: dict, key: str, where: str) -> float:
 
 def client_from_table(table: dict, resolutions: TableResolutions | None = None,
                       name: str = "paper Table I client") -> ClientParams:
-    """Build the client from Table I data with the spec's resolutions.
+    """Build the client from Table I data with satdyn's resolutions (docs/detumbling.md).
 
     Parameters
     ----------
@@ -290,7 +287,7 @@ def client_from_table(table: dict, resolutions: TableResolutions | None = None,
         ``mass`` [kg] and ``inertia_diag`` (3,) [kg m^2]; ``hinge`` with ``rotor_inertia_xy``,
         ``xi_xy``, ``kappa_xy``; ``d_b`` (3,), ``d_s_x_z`` (2,), ``grasp1``, ``grasp2`` (3,) [m].
     resolutions : TableResolutions, optional
-        Defaults: spec 002 §2.5.
+        Defaults: the resolutions of docs/detumbling.md.
     name : str
 
     Returns

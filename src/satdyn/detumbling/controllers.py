@@ -1,4 +1,4 @@
-"""Decentralized detumbling controllers of the two tugs (spec 002 §3).
+"""Decentralized detumbling controllers of the two tugs (arXiv:2407.17617).
 
 Every tug sees the same measurement of the client -- ``p`` (3,), ``R1``, ``R2`` (3, 3),
 ``nu = [v, omega1, omega2]`` (9,) -- and owns its estimates: parameters ``pi_hat`` (n,)
@@ -7,15 +7,15 @@ and its grasp point ``d_hat`` (3,) in its link's frame. :func:`tug_command` rece
 
 Controller kinds (:data:`CONTROLLER_KINDS`):
 
-* ``"B"`` full-chain decentralized adaptive (primary; spec §3.2): 9-D composite error
+* ``"B"`` full-chain decentralized adaptive (primary; arXiv:2407.17617): 9-D composite error
   ``s = nu - nu_r``, ``T_i = Y pi_hat_i - K s`` (9,), ``f_i = c_i T_v``,
   ``tau_i = T_omega_i - (R_i d_hat_i) x f_i``; ``pi_hat_i' = -Gamma_pi Y^T S_i s``,
   ``d_hat_i' = Gamma_d R_i^T (f_i x s_omega_i)``. ``V' = -s^T (K + D) s`` exactly.
 * ``"known"``: B with the true parameters and grasps and no adaptation.
-* ``"A"`` the paper's composite 6-DOF controller (spec §3.3), error ``s_c = [v, omega1] - nu_rc``.
-* ``"R"`` rigid-body adaptive baseline (spec §3.4): A with Link-1's 10 parameters only.
+* ``"A"`` the paper's composite 6-DOF controller (arXiv:2407.17617), error ``s_c = [v, omega1] - nu_rc``.
+* ``"R"`` rigid-body adaptive baseline (arXiv:2407.17617): A with Link-1's 10 parameters only.
 
-The reference (spec §3.2.1) regulates to a constant pose ``(p_d, R_d)``:
+The reference (arXiv:2407.17617) regulates to a constant pose ``(p_d, R_d)``:
 ``nu_r = -gamma [p - p_d; R_d e_R(R1); R_d e_R(R2)]``, ``e_R(R) = vee(R_d^T R)`` (skew part).
 """
 
@@ -57,7 +57,7 @@ class DesiredPose:
 
 @dataclass(frozen=True)
 class ControllerGains:
-    """Gains shared by both tugs (spec §3.2.6 defaults).
+    """Gains shared by both tugs (the paper's defaults).
 
     Attributes
     ----------

@@ -1,4 +1,4 @@
-"""Exact 9-DOF dynamics of the two-link client (spec 002 §2.3).
+"""Exact 9-DOF dynamics of the two-link client (arXiv:2407.17617).
 
 Configuration ``(p, R1, R2)``: hinge point H in the world frame ``p`` (3,) [m] and the
 link attitudes ``R1``, ``R2`` (3, 3) (link frame -> world, i.e. ``P_{link/world}``).
@@ -42,12 +42,17 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-_SHAPES = {"R": (3, 3), "R1": (3, 3), "R2": (3, 3), "nu": (9,), "p": (3,), "Q": (9,), "W1": (6,), "W2": (6,),
+_SHAPES = {"r": (3,), "R": (3, 3), "R1": (3, 3), "R2": (3, 3), "nu": (9,), "p": (3,), "Q": (9,), "W1": (6,), "W2": (6,),
            "omega": (3,), "point": (3,)}
 
 
-def _checked(**named) -> list:
-    """Arguments as float arrays of the documented shapes (cheap: public entry points call it)."""
+def _checked(client=None, **named) -> list:
+    """Arguments as float arrays of the documented shapes (cheap: public entry points call it).
+
+    ``client``, when given, must be a :class:`ClientParams` (checked, not returned).
+    """
+    if client is not None and not isinstance(client, ClientParams):
+        raise TypeError(f"`client` must be a ClientParams; got {type(client).__name__}")
     out = []
     for name, value in named.items():
         try:
@@ -118,13 +123,13 @@ def _assemble(block1: np.ndarray, block2: np.ndarray) -> np.ndarray:
 
 def mass_matrix(client: ClientParams, R1: np.ndarray, R2: np.ndarray) -> np.ndarray:
     """9x9 generalized mass matrix ``M(q)`` (symmetric positive definite)."""
-    R1, R2 = _checked(R1=R1, R2=R2)
+    R1, R2 = _checked(client, R1=R1, R2=R2)
     return _assemble(link_mass_matrix(client.link1, R1), link_mass_matrix(client.link2, R2))
 
 
 def coriolis_matrix(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray) -> np.ndarray:
     """9x9 Coriolis matrix ``C(q, nu)`` with ``M_dot - 2 C`` skew-symmetric."""
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     return _assemble(link_coriolis_matrix(client.link1, R1, nu[3:6]),
                      link_coriolis_matrix(client.link2, R2, nu[6:9]))
 
@@ -192,7 +197,8 @@ def grasp_map(r: np.ndarray) -> np.ndarray:
 
     It is ``tau(-r)^T`` of :mod:`satdyn.spatial` (moment transport from the grasp point to H).
     """
-    return tau(-np.asarray(r, dtype=float)).T
+    (r,) = _checked(r=r)
+    return tau(-r).T
 
 
 def generalized_force(client: ClientParams, R1: np.ndarray, R2: np.ndarray, W1: np.ndarray, W2: np.ndarray,
@@ -206,7 +212,7 @@ def generalized_force(client: ClientParams, R1: np.ndarray, R2: np.ndarray, W1: 
     grasps : ndarray, shape (2, 3), optional
         Grasp points in their link frames [m]; default the client's true ones.
     """
-    R1, R2, W1, W2 = _checked(R1=R1, R2=R2, W1=W1, W2=W2)
+    R1, R2, W1, W2 = _checked(client, R1=R1, R2=R2, W1=W1, W2=W2)
     d = client.grasps if grasps is None else grasps
     H1 = grasp_map(R1 @ d[0]) @ W1
     H2 = grasp_map(R2 @ d[1]) @ W2
@@ -216,7 +222,7 @@ def generalized_force(client: ClientParams, R1: np.ndarray, R2: np.ndarray, W1: 
 def grasp_twists(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray,
                  grasps: np.ndarray | None = None) -> np.ndarray:
     """Twists ``[v + omega_i x R_i d_i; omega_i]`` of the two grasp points (2, 6), i.e. ``G(R_i d_i)^T P_i nu``."""
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     d = client.grasps if grasps is None else grasps
     out = np.empty((2, 6))
     for i, (R, w) in enumerate(((R1, nu[3:6]), (R2, nu[6:9]))):
@@ -236,7 +242,7 @@ def forward_dynamics(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: n
     Q : ndarray, shape (9,), optional
         Applied generalized force (default zero: free motion).
     """
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     if Q is not None:
         (Q,) = _checked(Q=Q)
     rhs = -(coriolis_matrix(client, R1, R2, nu) @ nu) - hinge_forces(client, R1, R2, nu)
@@ -247,7 +253,7 @@ def forward_dynamics(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: n
 
 def kinetic_energy(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray) -> float:
     """``nu^T M nu / 2`` [J]."""
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     return 0.5 * float(nu @ mass_matrix(client, R1, R2) @ nu)
 
 
@@ -263,13 +269,13 @@ def spring_energy(client: ClientParams, R1: np.ndarray, R2: np.ndarray) -> float
 
 def energy(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray) -> float:
     """Total mechanical energy (kinetic + spring) [J]; conserved in free motion without damping/friction."""
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     return kinetic_energy(client, R1, R2, nu) + spring_energy(client, R1, R2)
 
 
 def linear_momentum(client: ClientParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray) -> np.ndarray:
     """``L = (m1 + m2) v + sum_i omega_i x R_i h_i`` (3,) [kg m/s]."""
-    R1, R2, nu = _checked(R1=R1, R2=R2, nu=nu)
+    R1, R2, nu = _checked(client, R1=R1, R2=R2, nu=nu)
     v = nu[:3]
     return (client.total_mass * v + _cross(nu[3:6], R1 @ client.link1.first_moment)
             + _cross(nu[6:9], R2 @ client.link2.first_moment))
@@ -282,7 +288,7 @@ def angular_momentum(client: ClientParams, p: np.ndarray, R1: np.ndarray, R2: np
     ``H_O = sum_i m_i (p_ci - O) x v_ci + R_i I_ci R_i^T omega_i`` with ``p_ci = p + R_i c_i``
     and ``v_ci = v + omega_i x R_i c_i``.
     """
-    p, R1, R2, nu = _checked(p=p, R1=R1, R2=R2, nu=nu)
+    p, R1, R2, nu = _checked(client, p=p, R1=R1, R2=R2, nu=nu)
     O = np.zeros(3) if point is None else _checked(point=point)[0]
     out = np.zeros(3)
     for link, R, w in ((client.link1, R1, nu[3:6]), (client.link2, R2, nu[6:9])):

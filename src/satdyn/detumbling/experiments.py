@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .client import PARAMETER_NAMES
 from .scenario import Scenario
 from .simulate import DetumblingRun, simulate
 
@@ -23,9 +24,23 @@ __all__ = ["RunMetrics", "run_metrics", "DetumblingExperiment", "detumbling_expe
            "detumbling_study", "SETTLING_THRESHOLD", "HINGE_SCALES", "EXPERIMENT_KINDS"]
 
 SETTLING_THRESHOLD = 0.05
-"""Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (spec §4.4)."""
+"""Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (arXiv:2407.17617)."""
 HINGE_SCALES = (1.0, 10.0, 100.0)
 EXPERIMENT_KINDS = ("B", "known", "A", "R")
+
+
+def _named_parameters(values) -> dict:
+    """``{name: value}`` of a parameter vector (the first ``len(values)`` of :data:`PARAMETER_NAMES`).
+
+    Units: m [kg], h [kg m], J [kg m^2], k [N m/rad], xi [N m s/rad], fc [N m] (the hinge).
+    """
+    values = np.asarray(values, dtype=float)
+    return {name: float(v) for name, v in zip(PARAMETER_NAMES, values)}
+
+
+def _named_grasps(grasps) -> dict:
+    """``{"tug1": {"x": .., "y": .., "z": ..}, ...}`` of grasp points (k, 3) [m]."""
+    return {f"tug{i + 1}": dict(zip("xyz", map(float, g))) for i, g in enumerate(np.asarray(grasps, dtype=float))}
 
 
 def _settling_time(t: np.ndarray, norms: np.ndarray, threshold: float) -> float:
@@ -69,6 +84,10 @@ class RunMetrics:
 
 def run_metrics(run: DetumblingRun, threshold: float = SETTLING_THRESHOLD) -> RunMetrics:
     """Metrics of one run (see :class:`RunMetrics`)."""
+    if not isinstance(run, DetumblingRun):
+        raise TypeError(f"`run` must be a DetumblingRun; got {type(run).__name__}")
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"`threshold` must be positive [m/s, rad/s]; got {threshold!r}")
     norm = np.linalg.norm
     v, w1, w2 = norm(run.nu[:, :3], axis=1), norm(run.nu[:, 3:6], axis=1), norm(run.nu[:, 6:9], axis=1)
     return RunMetrics(
@@ -178,9 +197,11 @@ class DetumblingStudy:
             "rhs_evaluations": m.rhs_evaluations,
             "scenario": {"name": sc.name, "resolutions": dataclasses.asdict(sc.resolutions),
                          "gains": dataclasses.asdict(sc.gains), "estimate_fraction": sc.estimate_fraction,
-                         "parameters_true": sc.client.parameters,
-                         "grasps_true": sc.client.grasps},
-            "estimates_final": {"pi_hat": self.run.pi_hat[-1], "d_hat": self.run.d_hat[-1]},
+                         "parameters_true": _named_parameters(sc.client.parameters),
+                         "grasps_true_m": _named_grasps(sc.client.grasps)},
+            "estimates_final": {f"tug{i + 1}": {"parameters": _named_parameters(self.run.pi_hat[-1, i]),
+                                                "grasp_m": _named_grasps(self.run.d_hat[-1, i:i + 1])["tug1"]}
+                                for i in range(self.run.pi_hat.shape[1])},
             "notes": list(self.notes),
         }
         if self.experiment is not None:
@@ -203,14 +224,18 @@ def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: 
     """
     label = scenario.controller
     cb = None if progress is None else (lambda t, T: progress(label, t, T))
-    run = simulate(scenario, duration=duration, progress=cb)
+    from ..runtime import limit_blas_threads
+
+    with limit_blas_threads():        # small dense problems: BLAS threads only fight for cores
+        run = simulate(scenario, duration=duration, progress=cb)
     notes = []
     if run.status != "completed":
         notes.append(f"{label}: stopped at t = {run.t[-1]:.2f} s, |theta*| reached pi - margin")
     exp = None
     if experiment:
         reuse = {label: run} if duration is None else None
-        exp = detumbling_experiment(scenario, progress=progress, reuse=reuse)
+        with limit_blas_threads():
+            exp = detumbling_experiment(scenario, progress=progress, reuse=reuse)
         for lab, m in exp.metrics.items():
             if m.status != "completed":
                 notes.append(f"{lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")

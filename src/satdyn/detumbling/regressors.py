@@ -1,4 +1,4 @@
-"""Linear-in-parameters forms of the client dynamics (spec 002 §2.4, §3.3, §3.4).
+"""Linear-in-parameters forms of the client dynamics (arXiv:2407.17617).
 
 Arguments (world frame unless said otherwise):
 
@@ -93,7 +93,7 @@ def full_regressor(hinge: HingeParams, R1: np.ndarray, R2: np.ndarray, nu: np.nd
 
 def composite_regressor(hinge: HingeParams, R1: np.ndarray, R2: np.ndarray, nu: np.ndarray,
                         nu_rc: np.ndarray, nu_rc_dot: np.ndarray) -> np.ndarray:
-    """Paper-faithful composite regressor ``Y_A`` (6, 29) about H (controller A, spec §3.3).
+    """Paper-faithful composite regressor ``Y_A`` (6, 29) about H (controller A, arXiv:2407.17617).
 
     Both links are driven by Link-1's reference ``nu_rc = [v_r, omega_r1]`` (6,) (the
     rigid-composite assumption); the hinge columns sit in the torque rows as the paper's

@@ -3,7 +3,7 @@
 A scenario file is JSON with the layout of the shipped paper scenario
 ``satdyn/data/detumbling/paper_table1.json`` (sections ``table_i``, ``resolutions``,
 ``initial_conditions``, ``desired``, ``controller``, ``simulation``). Missing optional
-entries take the spec 002 defaults; a missing or malformed required entry raises a
+entries take the arXiv:2407.17617 defaults; a missing or malformed required entry raises a
 one-line ``ValueError`` naming the field.
 """
 
@@ -66,7 +66,7 @@ class InitialState:
 
 @dataclass(frozen=True)
 class SimulationOptions:
-    """Integrator settings (spec §4.3): horizon ``duration`` [s]; ``method`` a ``solve_ivp`` method
+    """Integrator settings (arXiv:2407.17617): horizon ``duration`` [s]; ``method`` a ``solve_ivp`` method
     with ``rtol``, ``atol``, ``max_step`` [s], or ``"RK4"``: classical fixed-step Runge-Kutta with step
     ``fixed_step`` [s] (2 ms, a MuJoCo-like step; ``sample_dt`` must be a multiple of it); logging grid
     ``sample_dt`` [s]; the run stops when ``|theta*|`` comes within ``hinge_angle_margin`` [rad] of pi
@@ -281,7 +281,7 @@ def scenario_from_dict(raw: dict) -> Scenario:
 
 
 def load_scenario(path: str | Path | None = None) -> Scenario:
-    """Read a scenario file (JSON); default: the paper scenario with the spec's resolutions.
+    """Read a scenario file (JSON); default: the paper scenario with satdyn's resolutions (docs/detumbling.md).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; spec 002 §4.3).
+"""Closed-loop simulation of the client and two tugs (scipy ``solve_ivp``; arXiv:2407.17617).
 
 State vector ``x`` (length ``26 + 2 n``, n = 29 parameters, 10 for controller R)::
 
@@ -339,6 +339,16 @@ def simulate_free_motion(client: ClientParams, initial: InitialState, duration: 
     R1, R2 : ndarray (N, 3, 3)
     nu : ndarray (N, 9)
     """
+    if not isinstance(client, ClientParams):
+        raise TypeError(f"`client` must be a ClientParams; got {type(client).__name__}")
+    if not isinstance(initial, InitialState):
+        raise TypeError(f"`initial` must be an InitialState; got {type(initial).__name__}")
+    if not (np.isfinite(duration) and duration > 0):
+        raise ValueError(f"`duration` must be a positive finite time [s]; got {duration!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"`{name}` must be a positive tolerance; got {value!r}")
+
     def rhs(t, x):
         q1, q2 = x[3:7] / np.linalg.norm(x[3:7]), x[7:11] / np.linalg.norm(x[7:11])
         R1, R2 = dcm_from_quaternion(q1), dcm_from_quaternion(q2)

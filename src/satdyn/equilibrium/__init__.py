@@ -1,5 +1,5 @@
 """satdyn.equilibrium: LFT models of multibody systems around a parameter-dependent
-equilibrium in a uniform acceleration field (spec 003; Kassarian et al. 2021).
+equilibrium in a uniform acceleration field (arXiv:2109.00407; Kassarian et al. 2021).
 
 Each substructure is trimmed and linearised first (rigid body, revolute joint with the
 corrected eq. (22)); the equilibrium quantities (DCMs, field seen by each body, trim

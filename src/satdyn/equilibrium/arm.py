@@ -1,11 +1,11 @@
-"""The two-link robotic arm of spec 003 section 5 (paper Table 1) as a shipped model.
+"""The two-link robotic arm of arXiv:2109.00407 (paper Table 1) as a shipped model.
 
 Data live in ``satdyn/data/equilibrium/two_link_arm.json``; :func:`load_two_link_arm`
 returns a :class:`TwoLinkArm` (all values physical, SI). The geometry of the zero
 configuration (``"hanging"``, ``"upright"``, ``"horizontal"``; paper Fig. 3 is missing,
 erratum B15) and the gravity ``g0`` (not given, erratum B16) are named options.
 
-Frame conventions (spec 003 section 5.1): origin at joint 1, joint axes along +x, z up,
+Frame conventions (arXiv:2109.00407): origin at joint 1, joint axes along +x, z up,
 gravity ``(0, 0, -g0)`` so the field acceleration is ``a = (0, 0, +g0)``. Every
 ``P_{c/p}(0) = I``; the link direction in each body frame is the geometry's unit vector
 ``e`` (hanging ``(0, 0, -1)``): body k has its parent port at the joint, its centre of mass
@@ -162,7 +162,7 @@ def load_two_link_arm(geometry: str = "hanging", g0: float | str | None = None) 
     Parameters
     ----------
     geometry : {"hanging", "upright", "horizontal"}
-        Zero configuration (default "hanging", spec 003 section 5.1).
+        Zero configuration (default "hanging", arXiv:2109.00407).
     g0 : float or {"paper", "standard"}, optional
         Gravity [m/s^2]: a value, or a named option of the data file ("paper" = 9.81, the
         default; "standard" = 9.80665, Simscape's default).
@@ -305,7 +305,7 @@ def two_link_arm_parameters(arm: TwoLinkArm, *, uncertain: bool = True, transfor
 
 def two_link_arm_lfr(geometry: str = "hanging", g0=None, *, option: str = "B", uncertain: bool = True,
                      transform: str = "tan_half", angle_ranges=None, arm: TwoLinkArm | None = None):
-    """The arm's LFT model around its parameter-dependent equilibrium (spec 003 section 5).
+    """The arm's LFT model around its parameter-dependent equilibrium (arXiv:2109.00407).
 
     One dynamic LFR with inputs ``T_J1, T_J2`` [N m], outputs ``theta_J1, theta_J2`` [rad],
     ``dtheta_J1, dtheta_J2`` [rad/s], scheduling parameters ``theta1``, ``theta2`` (the

@@ -1,4 +1,4 @@
-"""Step 3 of spec 003 section 4: the linear assembly into one dynamic LFR.
+"""Step 3 of arXiv:2109.00407: the linear assembly into one dynamic LFR.
 
 * **Option B** (inverse mode, default): the recursion of :mod:`.recurrence` gives
   ``dT = M dq'' + K dq`` as static LFRs; then

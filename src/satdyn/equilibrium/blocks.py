@@ -1,4 +1,4 @@
-"""Linearised substructure blocks as LFRs with named signals (spec 003 sections 3.2, 3.4):
+"""Linearised substructure blocks as LFRs with named signals (arXiv:2109.00407):
 the building blocks of option A, usable on their own.
 
 Signals are named after the bodies and joints, so blocks of one tree connect by name
@@ -17,7 +17,7 @@ Signals are named after the bodies and joints, so blocks of one tree connect by 
 * body ``b`` with child connections ``k``: inputs ``a_b``, ``acc_b``, ``W_k``; outputs
   ``W_b`` (wrench on its parent at its port P), ``acc_b@C`` for each port with children.
 
-All quantities are first-order variations, in the frames of spec 003 section 1.4.
+All quantities are first-order variations, in the frames of arXiv:2109.00407.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _trim_of(alg, joint, field_parent, trim_wrench):
 
 def revolute_joint_block(joint: RevoluteJoint, field_parent=None, trim_wrench=None, *, causality: str = "angle",
                          tolerance: float = 1e-10):
-    """The linearised revolute joint around its equilibrium as an LFR (spec 003 section 3.4).
+    """The linearised revolute joint around its equilibrium as an LFR (arXiv:2109.00407).
 
     Parameters
     ----------
@@ -196,7 +196,7 @@ def weld_block(weld: Weld):
 
 
 def rigid_body_block(body: RigidBody, children=(), *, tolerance: float = 1e-10):
-    """The linearised rigid body in inverse mode as an LFR (spec 003 section 3.2, Fig. 1a).
+    """The linearised rigid body in inverse mode as an LFR (arXiv:2109.00407, Fig. 1a).
 
     Parameters
     ----------

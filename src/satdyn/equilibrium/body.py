@@ -1,5 +1,5 @@
 """Rigid body linearised around an equilibrium in a uniform acceleration field
-(spec 003 section 3.2, inverse-dynamics block of Fig. 1a).
+(arXiv:2109.00407, inverse-dynamics block of Fig. 1a).
 
 A body has a parent port ``P`` (where its motion is imposed), a centre of mass ``B`` and
 child ports ``C_i``; every vector is in the body frame, measured from ``P``. Entries may be
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..spatial import skew
+from ..spatial._checks import as_inertia
 
 __all__ = ["Scaled", "RigidBody", "body_mass_matrix", "port_vector", "wrench_transport_matrix", "transport_wrench",
            "transport_acceleration", "body_trim_wrench", "body_linear_wrench"]
@@ -75,12 +76,15 @@ class RigidBody:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise TypeError(f"RigidBody.name must be a non-empty string, got {self.name!r}")
-        if isinstance(self.mass, (int, float)) and not self.mass >= 0.0:
+        if isinstance(self.mass, (int, float, np.number)) and not (self.mass >= 0.0 and np.isfinite(self.mass)):
             raise ValueError(f"body {self.name!r}: mass must be non-negative, got {self.mass!r}")
         if isinstance(self.inertia, (np.ndarray, list, tuple)):
             J = np.asarray(self.inertia, dtype=float)
-            if J.shape != (3, 3) or not np.allclose(J, J.T):
-                raise ValueError(f"body {self.name!r}: inertia must be a symmetric 3x3 matrix")
+            if J.shape != (3, 3):
+                raise ValueError(f"body {self.name!r}: `inertia` must be a symmetric 3x3 matrix; got shape {J.shape}")
+            # symmetric and PSD; no triangle inequality: planar models (the paper's two-link arm)
+            # legitimately keep only the moment about the joint axis, diag(J, 0, 0)
+            as_inertia(J, f"body {self.name!r} inertia", triangle=False)
             object.__setattr__(self, "inertia", J)
         for key in ("com",):
             v = getattr(self, key)

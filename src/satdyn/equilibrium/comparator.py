@@ -2,7 +2,7 @@
 linearisation of the NON-LINEAR arm, one configuration at a time.
 
 The non-linear model is satdyn's own multibody dynamics (:mod:`satdyn.multibody`, the
-articulated-body forward dynamics of seed 004), built from the same :class:`TwoLinkArm`
+articulated-body forward dynamics of arXiv:2505.03248), built from the same :class:`TwoLinkArm`
 data: a fixed massless ground, links ``B1``, ``B2`` on revolute joints about +x, the point
 mass ``B3`` welded at the tip of ``B2``. Springs ``Kp`` (rest at the equilibrium) and
 dampers ``Kd`` act through the joint torques.
@@ -33,7 +33,7 @@ def multibody_arm(arm: TwoLinkArm):
     e = arm.link_direction
     b = mb.ModelBuilder(gravity=[0.0, 0.0, -arm.g0], name="two_link_arm")
     b.add_body(mb.body("ground", 0.0, ports={"J1": [0.0, 0.0, 0.0]}), mb.fixed_root())
-    # The joint rotor (spec 003 eq. 7) is a massless inertia about the axis carried by the child.
+    # The joint rotor (arXiv:2109.00407 eq. 7) is a massless inertia about the axis carried by the child.
     link = np.diag([1.0, 0.0, 0.0])
     b.add_body(mb.body("B1", arm.m1, com=arm.rho1 * arm.L1 * e, inertia=(arm.J1 + arm.rotor_inertia) * link,
                        ports={"C1": arm.L1 * e}),

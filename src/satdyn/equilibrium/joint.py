@@ -1,7 +1,7 @@
 """Revolute joint (and weld) linearised around an equilibrium in a uniform acceleration
-field: the verified joint of spec 003 section 3.4 (the paper's eq. (22) corrected, erratum A2).
+field: the verified joint of arXiv:2109.00407 (the paper's eq. (22) corrected, erratum A2).
 
-Conventions (spec 003 section 1.4): the child rotates by ``+theta`` about the unit axis
+Conventions (arXiv:2109.00407): the child rotates by ``+theta`` about the unit axis
 ``r``; ``Pbar = R([r]_p, theta_bar) P0`` maps child components to parent components;
 ``[r]_c = P0^T [r]_p``; ``S_p = skew([r]_p)``, ``S_c = skew([r]_c)``, ``r_c6 = [0; [r]_c]``.
 

@@ -1,4 +1,4 @@
-"""The three-step algorithm of spec 003 section 4 on a tree of bodies and joints.
+"""The three-step algorithm of arXiv:2109.00407 on a tree of bodies and joints.
 
 * Step 1, :func:`forward_recurrence` (base -> leaves): DCM ``Pbar`` of every joint and
   field acceleration ``abar`` seen by every body (eq. 13), as algebra values (numbers or LFRs).

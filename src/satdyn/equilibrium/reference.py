@@ -1,8 +1,8 @@
-"""Analytic reference model of the two-link arm (spec 003 section 5.3) and its numerical
+"""Analytic reference model of the two-link arm (arXiv:2109.00407) and its numerical
 trim + finite-difference linearisation (the comparator of the ``satdyn equilibrium`` study).
 
 Independent of the LFR route: hand-derived Lagrangian equations of motion
-(checked with sympy in the spec). All functions are batched over leading dimensions of
+(checked with sympy by the satdyn developers). All functions are batched over leading dimensions of
 the angles.
 
 Arguments used below
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from ..spatial._checks import as_batch_of
+from ..spatial._checks import as_batch_of, as_float_array
 from .arm import TwoLinkArm
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 
 
 def arm_constants(arm: TwoLinkArm) -> tuple[float, float, float]:
-    """``(c1, c2, b)`` of spec 003 section 5.3 [N m, N m, kg m^2]."""
+    """``(c1, c2, b)`` of arXiv:2109.00407 [N m, N m, kg m^2]."""
     c1 = arm.g0 * (arm.m1 * arm.rho1 * arm.L1 + (arm.m2 + arm.m3) * arm.L1)
     c2 = arm.g0 * (arm.m2 * arm.rho2 * arm.L2 + arm.m3 * arm.L2)
     b = arm.L1 * (arm.m2 * arm.rho2 * arm.L2 + arm.m3 * arm.L2)
@@ -49,7 +49,7 @@ def arm_constants(arm: TwoLinkArm) -> tuple[float, float, float]:
 
 def arm_mass_matrix(arm: TwoLinkArm, theta2) -> np.ndarray:
     """Mass matrix ``M(theta_2)``, shape (..., 2, 2) [kg m^2] (rotor inertias included)."""
-    c = np.cos(np.asarray(theta2, dtype=float))
+    c = np.cos(as_float_array(theta2, "theta2"))
     m2, m3, L1, L2, r2 = arm.m2, arm.m3, arm.L1, arm.L2, arm.rho2
     Jr = arm.rotor_inertia
     m22 = arm.J2 + m2 * r2**2 * L2**2 + m3 * L2**2 + Jr
@@ -117,7 +117,7 @@ def arm_forward_dynamics(arm: TwoLinkArm, q, qd, torque, spring_rest=None) -> np
 
 
 def arm_linear_state_space(arm: TwoLinkArm, theta) -> tuple[np.ndarray, ...]:
-    """Analytic linear model around the equilibrium ``theta`` (spec 003 section 5.3).
+    """Analytic linear model around the equilibrium ``theta`` (arXiv:2109.00407).
 
     States ``[dtheta; dtheta_dot]``, inputs ``dT`` (2), outputs ``[dtheta; dtheta_dot]`` (4).
 
@@ -227,6 +227,9 @@ def relative_error(G1, G2) -> np.ndarray:
     """``max over frequencies of sigma_max((G1 - G2) G2^-1)`` for square responses (..., F, p, p)."""
     G1 = np.asarray(G1)
     G2 = np.asarray(G2)
+    if G1.shape != G2.shape or G1.ndim < 3 or G1.shape[-1] != G1.shape[-2]:
+        raise ValueError(f"`G1` and `G2` must be square responses of one shape (..., F, p, p); "
+                         f"got {G1.shape} and {G2.shape}")
     # (G1 - G2) G2^-1 = solve(G2^T, (G1 - G2)^T)^T
     E = np.swapaxes(np.linalg.solve(np.swapaxes(G2, -1, -2), np.swapaxes(G1 - G2, -1, -2)), -1, -2)
     return np.linalg.norm(E, ord=2, axis=(-2, -1)).max(axis=-1)

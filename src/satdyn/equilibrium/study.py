@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..runtime import limit_blas_threads
+
 from .arm import _load_json, load_two_link_arm, two_link_arm_lfr
 from .comparator import multibody_arm, multibody_trim_linearise
 from .reference import frequency_response, relative_error
@@ -127,51 +129,53 @@ def equilibrium_study(geometry: str = "hanging", g0=None, *, grid_step_deg: floa
     omega = np.logspace(-2, 2, 200) if frequencies is None else np.asarray(frequencies, dtype=float)
     if omega.ndim != 1 or omega.size == 0 or np.any(omega < 0) or not np.all(np.isfinite(omega)):
         raise ValueError("frequencies must be a non-empty 1-D array of non-negative rad/s")
-    arm = load_two_link_arm(geometry, g0)
+    # many small dense problems: BLAS threads only fight for the cores
+    with limit_blas_threads():
+        arm = load_two_link_arm(geometry, g0)
 
-    t0 = time.perf_counter()
-    model = two_link_arm_lfr(option=option, arm=arm)
-    build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        model = two_link_arm_lfr(option=option, arm=arm)
+        build = time.perf_counter() - t0
 
-    grid = np.arange(-170.0, 170.0 + 1e-9, grid_step_deg)
-    t1, t2 = np.meshgrid(np.deg2rad(grid), np.deg2rad(grid))  # rows: theta2, columns: theta1
-    t0 = time.perf_counter()
-    batch = model.plant.evaluate_batch({"theta1": t1.ravel(), "theta2": t2.ravel()})
-    G1 = frequency_response(batch.A, batch.B, batch.C[:, :2], batch.D[:, :2], omega)
-    lfr_time = time.perf_counter() - t0
+        grid = np.arange(-170.0, 170.0 + 1e-9, grid_step_deg)
+        t1, t2 = np.meshgrid(np.deg2rad(grid), np.deg2rad(grid))  # rows: theta2, columns: theta1
+        t0 = time.perf_counter()
+        batch = model.plant.evaluate_batch({"theta1": t1.ravel(), "theta2": t2.ravel()})
+        G1 = frequency_response(batch.A, batch.B, batch.C[:, :2], batch.D[:, :2], omega)
+        lfr_time = time.perf_counter() - t0
 
-    mb_model = multibody_arm(arm)
-    total = t1.size
-    err = np.empty(total)
-    smin = np.empty(total)
-    t0 = time.perf_counter()
-    for i, (a, b) in enumerate(zip(t1.ravel(), t2.ravel())):
-        trim = multibody_trim_linearise(arm, np.array([a, b]), model=mb_model)
-        G2 = frequency_response(trim.A, trim.B, np.eye(4)[:2], np.zeros((2, 2)), omega)
-        err[i] = relative_error(G1[i], G2)
-        K = -np.linalg.solve(trim.B[2:], trim.A[2:, :2])
-        smin[i] = np.linalg.svd(K, compute_uv=False).min()
-        if progress is not None:
-            progress(i + 1, total)
-    comparator_time = time.perf_counter() - t0
-    err = err.reshape(t1.shape)
-    smin = smin.reshape(t1.shape)
-    stiff = smin > stiffness_threshold
-    max_stiff = float(err[stiff].max()) if stiff.any() else float("nan")
+        mb_model = multibody_arm(arm)
+        total = t1.size
+        err = np.empty(total)
+        smin = np.empty(total)
+        t0 = time.perf_counter()
+        for i, (a, b) in enumerate(zip(t1.ravel(), t2.ravel())):
+            trim = multibody_trim_linearise(arm, np.array([a, b]), model=mb_model)
+            G2 = frequency_response(trim.A, trim.B, np.eye(4)[:2], np.zeros((2, 2)), omega)
+            err[i] = relative_error(G1[i], G2)
+            K = -np.linalg.solve(trim.B[2:], trim.A[2:, :2])
+            smin[i] = np.linalg.svd(K, compute_uv=False).min()
+            if progress is not None:
+                progress(i + 1, total)
+        comparator_time = time.perf_counter() - t0
+        err = err.reshape(t1.shape)
+        smin = smin.reshape(t1.shape)
+        stiff = smin > stiffness_threshold
+        max_stiff = float(err[stiff].max()) if stiff.any() else float("nan")
 
-    # Fig. 6
-    point = np.array(_load_json()["figure6_point_deg"], dtype=float)
-    th = np.deg2rad(point)
-    nominal = model.plant.evaluate({"theta1": th[0], "theta2": th[1]})
-    s_nom = _sigmas(nominal.A, nominal.B, nominal.C[:2], omega)
-    rng = np.random.default_rng(seed)
-    ranges = arm.parameter_ranges()
-    samples = {k: rng.uniform(lo, hi, n_samples) for k, (lo, hi) in ranges.items() if k in model.plant.parameters}
-    values = dict(samples, theta1=np.full(n_samples, th[0]), theta2=np.full(n_samples, th[1]))
-    sb = model.plant.evaluate_batch(values)
-    s_samples = _sigmas(sb.A, sb.B, sb.C[:, :2], omega)
-    trim = multibody_trim_linearise(arm, th, model=mb_model)
-    s_cmp = _sigmas(trim.A, trim.B, np.eye(4)[:2], omega)
+        # Fig. 6
+        point = np.array(_load_json()["figure6_point_deg"], dtype=float)
+        th = np.deg2rad(point)
+        nominal = model.plant.evaluate({"theta1": th[0], "theta2": th[1]})
+        s_nom = _sigmas(nominal.A, nominal.B, nominal.C[:2], omega)
+        rng = np.random.default_rng(seed)
+        ranges = arm.parameter_ranges()
+        samples = {k: rng.uniform(lo, hi, n_samples) for k, (lo, hi) in ranges.items() if k in model.plant.parameters}
+        values = dict(samples, theta1=np.full(n_samples, th[0]), theta2=np.full(n_samples, th[1]))
+        sb = model.plant.evaluate_batch(values)
+        s_samples = _sigmas(sb.A, sb.B, sb.C[:, :2], omega)
+        trim = multibody_trim_linearise(arm, th, model=mb_model)
+        s_cmp = _sigmas(trim.A, trim.B, np.eye(4)[:2], omega)
 
     return EquilibriumStudy(
         geometry=geometry, g0=arm.g0, option=option, comparator=COMPARATOR,

@@ -1,8 +1,8 @@
-"""satdyn.freefloating: free-floating / free-flying spacecraft-manipulators (seed 001, spec 001).
+"""satdyn.freefloating: free-floating / free-flying spacecraft-manipulators (Front. Robot. AI 5:41 (2018), Front. Robot. AI 5:41 (2018)).
 
 Generalized inertia, Generalized Jacobian Matrix (GJM), the five maneuvering modes, symbolic
 and numeric equations of motion, computed-torque control and simulation, after Wilde, Kwok
-Choon, Grompone & Romano (2018) with the corrections of spec 001 §9.
+Choon, Grompone & Romano (2018) with the corrections of Front. Robot. AI 5:41 (2018) §9.
 
 Conventions: inside this package base twists are the paper's **inertial-frame** [v0; ω0]
 (base CoM velocity and angular velocity, both in 𝒥); satdyn's architecture (and Pinocchio)
@@ -59,6 +59,8 @@ from .from_multibody import from_multibody, from_urdf
 from .model import SpacecraftManipulator, dh_transform, from_dh
 from .modes import ManeuveringMode, base_wrench
 from .simulate import SimulationResult, momentum_report, simulate
+from .tree import tree_generalized_jacobians
+from .virtual import VirtualManipulator, virtual_manipulator
 
 __all__ = [
     "SpacecraftManipulator", "from_dh", "dh_transform", "from_multibody", "from_urdf",
@@ -76,4 +78,5 @@ __all__ = [
     "JointSequenceCommand", "ComputedTorqueController", "gains_from_torque_limits",
     "SimulationResult", "simulate", "momentum_report",
     "ExampleSystem", "EXAMPLES", "load_example",
+    "VirtualManipulator", "virtual_manipulator", "tree_generalized_jacobians",
 ]

@@ -1,6 +1,6 @@
 """Computed-torque control and the joint-command generator of the paper's examples.
 
-Seed 001 eqs. (112)-(115) and §8.1 (spec §7.2, §9 items 31-33):
+Seed 001 eqs. (112)-(115) and §8.1 (implementation notes §7.2, §9 items 31-33):
 
 * ū = K_D(q̇_D − q̇) + K_P(q_D − q) (eq. 112, as printed: **no** q̈_D feed-forward by
   default; ``feedforward=True`` adds q̈_D), τ = H̃ū + C̃ (eq. 115) with H̃, C̃ from an
@@ -25,6 +25,7 @@ import numpy as np
 
 from ..spatial._checks import as_float_array
 from .dynamics import reduced_terms
+from .model import SpacecraftManipulator
 
 __all__ = ["JointSequenceCommand", "ComputedTorqueController", "gains_from_torque_limits"]
 
@@ -33,7 +34,7 @@ PAPER_PHASES = ((1.0, 10.0), (0.0, 2.0), (-1.0, 20.0), (0.0, 2.0), (1.0, 10.0))
 
 @dataclasses.dataclass(frozen=True)
 class JointSequenceCommand:
-    """Piecewise-constant joint-rate commands, one joint after the other (spec §8.1).
+    """Piecewise-constant joint-rate commands, one joint after the other (implementation notes §8.1).
 
     Attributes
     ----------
@@ -159,6 +160,18 @@ class ComputedTorqueController:
     kd: object = 1.0
     feedforward: bool = False
     model_estimate: object = None
+
+    def __post_init__(self):
+        if not isinstance(self.command, JointSequenceCommand):
+            raise TypeError(f"`command` must be a JointSequenceCommand; got {type(self.command).__name__}")
+        for label, lowest in (("kp", "positive"), ("kd", "non-negative")):
+            gain = as_float_array(getattr(self, label), label)
+            if gain.ndim > 1 or np.any(gain <= 0.0 if lowest == "positive" else gain < 0.0):
+                raise ValueError(f"`{label}` must be a {lowest} gain or a 1-D array of them; "
+                                 f"got {getattr(self, label)!r}")
+        if self.model_estimate is not None and not isinstance(self.model_estimate, SpacecraftManipulator):
+            raise TypeError("`model_estimate` must be a SpacecraftManipulator or None; "
+                            f"got {type(self.model_estimate).__name__}")
 
     def acceleration(self, t, q, qdot) -> np.ndarray:
         """ū of eq. (112), shape (..., N)."""

@@ -1,7 +1,7 @@
 """Joint-angle and time derivatives of the inertia blocks; Coriolis terms of the reduced model.
 
 * ∂H₀/∂qₖ, ∂H₀ₘ/∂qₖ, ∂Hₘ/∂qₖ, ∂H/∂qₖ (eqs. 80-102) by the closed-form identities of
-  spec §4.5 (∂kₗ/∂qₖ = kₖ×kₗ, ∂rᵢ/∂qₖ = kₖ×(rᵢ−pₖ), ∂Iᵢ/∂qₖ = [kₖ^×, Iᵢ], all k at once,
+  implementation notes §4.5 (∂kₗ/∂qₖ = kₖ×kₗ, ∂rᵢ/∂qₖ = kₖ×(rᵢ−pₖ), ∂Iᵢ/∂qₖ = [kₖ^×, Iᵢ], all k at once,
   base pose held fixed) — batched, no products of DH matrices.
 * Ḣ₀, Ḣ₀ₘ, Ḣₘ, Ḣ (eqs. 62-79) with an **arbitrary** inertial-frame base twist
   (an independent code path: the paper's Darboux-rate route).
@@ -193,7 +193,7 @@ class BlockRates:
 def block_rates(model, blocks: InertiaBlocks, base_twist, qdot) -> BlockRates:
     """Ḣ₀, Ḣ₀ₘ, Ḣₘ by the paper's rate equations (66)-(79), for any base twist [v0; ω0] in 𝒥.
 
-    Corrections applied (spec §9 items 23-26): ω_{J₁} = ω₀ and the recursion runs for
+    Corrections applied (implementation notes §9 items 23-26): ω_{J₁} = ω₀ and the recursion runs for
     2 <= i <= N+1; zero blocks 0_{3,N−i}; ṗₖ is the velocity of ϱₖ as a point of link k−1;
     İ₀ = ω₀^×I₀ − I₀ω₀^×.
     """
@@ -265,7 +265,7 @@ def coriolis_vector(dH, qdot) -> np.ndarray:
 
 
 def coriolis_terms(dH, qdot) -> np.ndarray:
-    """C(q, q̇) = Ḣq̇ + c with Ḣ = Σₖ (∂H/∂qₖ) q̇ₖ (eqs. 49, spec §4.2), shape (..., N)."""
+    """C(q, q̇) = Ḣq̇ + c with Ḣ = Σₖ (∂H/∂qₖ) q̇ₖ (eqs. 49, implementation notes §4.2), shape (..., N)."""
     qd = np.asarray(qdot, dtype=float)
     Hdot = np.einsum("...kij,...k->...ij", dH, qd)
     return np.einsum("...ij,...j->...i", Hdot, qd) + coriolis_vector(dH, qd)

@@ -3,9 +3,9 @@
 * Reduced forward/inverse dynamics H q̈ + C = τ (eqs. 47-50), valid for zero momentum.
 * Base twist from momentum ẋ₀ = H₀⁻¹(𝓜₀ − H₀ₘq̇) (eqs. 42, 109).
 * Reduced dynamics with non-zero angular momentum 𝓜₀ = [0; L]: the **corrected** eq. (44)
-  (spec §4.1, §9 item 18); the printed form is available as ``form="printed"`` only to
+  (implementation notes §4.1, §9 item 18); the printed form is available as ``form="printed"`` only to
   reproduce the paper's error (it is wrong for L ≠ 0).
-* Full momentum-form (6+N) dynamics with an external base wrench (spec §3.6, §6.1): the
+* Full momentum-form (6+N) dynamics with an external base wrench (implementation notes §3.6, §6.1): the
   base rows are momentum balances d/dt(H₀ẋ₀ + H₀ₘq̇) = [f₀; n₀ − v₀×P] (the paper's
   c₀ = −∂T/∂x₀ is ill-defined because ω₀ is a quasi-velocity).
 
@@ -126,7 +126,7 @@ def reduced_forward_dynamics_with_momentum(model, q, qdot, tau, angular_momentum
                                            base_attitude=None, form: str = "corrected") -> np.ndarray:
     """q̈ of the reduced model with constant non-zero angular momentum, 𝓜₀ = [0; L] (eq. 44).
 
-    Corrected form (spec §4.1, verified against an independent rigid-body solver)::
+    Corrected form (implementation notes §4.1, verified against an independent rigid-body solver)::
 
         H q̈ + Ḣ q̇ + c = τ − d/dt(H₀ₘᵀH₀⁻¹) 𝓜₀ − ½ ∂(𝓜₀ᵀH₀⁻¹𝓜₀)/∂q + [𝓜₀ᵀ ∂(H₀⁻¹H₀ₘ)/∂qₖ q̇]ₖ
 
@@ -197,7 +197,7 @@ class FullAcceleration:
 
 def full_forward_dynamics(model, q, qdot, base_twist, tau, base_force=None, base_torque=None,
                           base_position=None, base_attitude=None) -> FullAcceleration:
-    """(6+N) momentum-form forward dynamics with an external base wrench (spec §3.6, §6.1).
+    """(6+N) momentum-form forward dynamics with an external base wrench (implementation notes §3.6, §6.1).
 
     Solves 𝒜 [ẍ₀; q̈] = [f₀; n₀ − v₀×P; τ + ∂T/∂q] − [Ḣ₀ẋ₀ + Ḣ₀ₘq̇; Ḣ₀ₘᵀẋ₀ + Ḣₘq̇], i.e. the
     momentum balances for the base rows and the (correct) Lagrange rows (38)/(41) for the joints.

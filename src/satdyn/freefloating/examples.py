@@ -1,7 +1,7 @@
-"""Example systems of seed 001 §8: the substitutes P4S and S6S (data files), loaded by name or path.
+"""Example systems of Front. Robot. AI 5:41 (2018) §8: the substitutes P4S and S6S (data files), loaded by name or path.
 
 The paper's Tables 3-6 (masses, inertias, DH tables of its planar 4-DOF and spatial 6-DOF
-examples) are images that are not available; spec §8.4 defines the substitute systems
+examples) are images that are not available; implementation notes §8.4 defines the substitute systems
 P4S and S6S used here.  They are **not from the paper** and every result built on them
 says so (``model.synthetic`` is True).  Replace the data files if the real tables turn up.
 

@@ -73,6 +73,8 @@ def _mass_properties(model, members):
     coms = np.stack([pose[:3, :3] @ model.bodies[i].com + pose[:3, 3] for i, pose in members])
     inertias = np.stack([model.bodies[i].inertia for i, _ in members])
     dcms = np.stack([pose[:3, :3] for _, pose in members])
+    if masses.sum() == 0.0:  # only massless frames (a gimbal link): rotational inertia at most
+        return 0.0, np.zeros(3), np.einsum("kij,kjl,kml->im", dcms, inertias, dcms)
     mass, com, inertia = composite_inertia(masses, coms, inertias, dcms)
     return float(mass), com, inertia
 
@@ -84,7 +86,7 @@ def from_multibody(model, end_effector: str | None = None, *, name: str | None =
     ----------
     model : satdyn.multibody.Model
         Floating root, no gravity, one serial chain of revolute joints (welds allowed anywhere),
-        no joint springs or dampers (the free-floating equations of seed 001 have none).
+        no joint springs or dampers (the free-floating equations of Front. Robot. AI 5:41 (2018) have none).
     end_effector : str, optional
         Body whose frame is the end-effector frame; default: the last revolute link.
     name : str, optional
@@ -94,6 +96,13 @@ def from_multibody(model, end_effector: str | None = None, *, name: str | None =
     -------
     SpacecraftManipulator
     """
+    from ..multibody import Model
+
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model (ModelBuilder.build() or load_urdf); "
+                        f"got {type(model).__name__}")
+    if end_effector is not None and not isinstance(end_effector, str):
+        raise TypeError(f"`end_effector` must be a body name (str); got {type(end_effector).__name__}")
     if model.joints[0].kind not in _FLOATING:
         raise ValueError(f"`model`: the root joint must be floating for a free-floating system; "
                          f"got {model.joints[0].kind!r}")
@@ -111,6 +120,9 @@ def from_multibody(model, end_effector: str | None = None, *, name: str | None =
 
     base_members, exits = _group(model, children, 0)
     base_mass, base_com, base_inertia = _mass_properties(model, base_members)
+    if base_mass == 0.0:
+        raise ValueError(f"`model`: the base (root body {model.bodies[0].name!r} and the bodies welded to it) "
+                         "has no mass; a free-floating base needs one")
     shift = homogeneous(np.eye(3), -base_com)  # root frame -> base CoM frame (same axes)
     placements, masses, coms, inertias, links = [], [], [], [], []
     parent_align, parent_to_group = np.eye(3), shift
@@ -165,4 +177,6 @@ def from_urdf(path, end_effector: str | None = None, *, name: str | None = None)
     -------
     SpacecraftManipulator
     """
+    if end_effector is not None and not isinstance(end_effector, str):
+        raise TypeError(f"`end_effector` must be a link name (str); got {type(end_effector).__name__}")
     return from_multibody(load_urdf(path, floating=True), end_effector, name=name)

@@ -134,7 +134,7 @@ def schur_complement_elements(model, blocks: InertiaBlocks) -> np.ndarray:
     """S_U from the element formulas (54)-(59), with the corrected s₂₂ and s₃₃.
 
     The paper prints r₀ᵢᵧ² + r₀ᵢ𝓏² in s₂₂ and s₃₃; the correct terms are r₀ᵢₓ² + r₀ᵢ𝓏² and
-    r₀ᵢₓ² + r₀ᵢᵧ² (spec §9 item 21).  Iₓᵧ etc. are the signed matrix entries of Iᵢ in 𝒥.
+    r₀ᵢₓ² + r₀ᵢᵧ² (implementation notes §9 item 21).  Iₓᵧ etc. are the signed matrix entries of Iᵢ in 𝒥.
     Equal to ``H_S + m_tot r₀C^× r₀C^×`` (eq. 53), the system inertia about the system CoM.
 
     Returns
@@ -212,7 +212,7 @@ def _reduced(blocks: InertiaBlocks, H0inv=None):
 def generalized_inertia(model, q, base_position=None, base_attitude=None) -> np.ndarray:
     """Generalized inertia H(q) = Hₘ − H₀ₘᵀH₀⁻¹H₀ₘ (eq. 45), batched.
 
-    H depends on q only (spec §4.2 fact 1); the base pose arguments exist to check that.
+    H depends on q only (implementation notes §4.2 fact 1); the base pose arguments exist to check that.
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 Seed 001 eqs. (103)-(111): [v_X; ω] = J₀X ẋ₀ + JₘX q̇ and, with conserved zero momentum
 (ẋ₀ = −H₀⁻¹H₀ₘq̇), J* = JₘX − J₀X H₀⁻¹ H₀ₘ.  The sign of the upper-right block of J₀X is
-−(x − r₀)^× (spec §9 item 28).  Twists are [linear; angular] in the inertial frame 𝒥.
+−(x − r₀)^× (implementation notes §9 item 28).  Twists are [linear; angular] in the inertial frame 𝒥.
 
 Arguments (dimensions)
 ----------------------
@@ -112,7 +112,7 @@ def generalized_jacobian(model, q, link=None, local_point=None, base_position=No
 
 def momentum_twist_offset(model, q, link=None, local_point=None, base_position=None, base_attitude=None,
                           momentum=None, wheel_momentum=None, mode=ManeuveringMode.FLOATING) -> np.ndarray:
-    """Affine term J₀X H₀⁻¹(𝓜₀ − [0; R₀h_w]) of the point twist with momentum (spec §6.1).
+    """Affine term J₀X H₀⁻¹(𝓜₀ − [0; R₀h_w]) of the point twist with momentum (implementation notes §6.1).
 
     Returns
     -------

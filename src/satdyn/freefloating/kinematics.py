@@ -157,7 +157,7 @@ def _rotate(quat, v):
 def forward_kinematics_quaternion(model, q, base_position=None, base_quaternion=None):
     """The same kinematics by quaternion products and rotated translations (eqs. 18-25).
 
-    The chain runs end-to-end in quaternions, base attitude included (spec §9 item 40);
+    The chain runs end-to-end in quaternions, base attitude included (implementation notes §9 item 40);
     DCMs are formed only at the end, for the returned :class:`Kinematics`.
 
     Parameters

@@ -2,7 +2,7 @@
 
 The model is stored in a general form (joint placements, CoM vectors, inertias), as
 Pinocchio stores a kinematic tree; the paper's customised Denavit-Hartenberg table
-(seed 001, eqs. 1-10, with the joint offsets and vector CoM offsets of spec §2.5) is one
+(Front. Robot. AI 5:41 (2018), eqs. 1-10, with the joint offsets and vector CoM offsets of implementation notes §2.5) is one
 input format, :func:`from_dh`; a URDF with a floating root another, through
 ``satdyn.multibody``'s reader (:mod:`satdyn.freefloating.from_multibody`).
 
@@ -61,13 +61,16 @@ def dh_transform(theta, d, alpha, c) -> np.ndarray:
     return A
 
 
-def _check_inertia(J, name):
+def _check_inertia(J, name, *, definite=True):
+    """Symmetric, positive definite (or semi-definite: ``definite=False``), triangle inequality."""
     J = as_batch_of(J, (3, 3), name)
-    if np.abs(J - np.swapaxes(J, -1, -2)).max(initial=0.0) > 1e-9 * max(1.0, np.abs(J).max(initial=0.0)):
+    scale = max(1.0, np.abs(J).max(initial=0.0))
+    if np.abs(J - np.swapaxes(J, -1, -2)).max(initial=0.0) > 1e-9 * scale:
         raise ValueError(f"`{name}` must be symmetric")
     eig = np.linalg.eigvalsh(J)
-    if np.any(eig <= 0.0):
-        raise ValueError(f"`{name}` must be positive definite; eigenvalues {eig.tolist()}")
+    if np.any(eig <= 0.0) if definite else np.any(eig < -1e-12 * scale):
+        kind = "definite" if definite else "semi-definite"
+        raise ValueError(f"`{name}` must be positive {kind}; eigenvalues {eig.tolist()}")
     s = eig.sum(axis=-1, keepdims=True)
     if np.any(2.0 * eig > s * (1.0 + 1e-9)):
         raise ValueError(f"`{name}` violates the triangle inequality of principal moments: {eig.tolist()}")
@@ -97,15 +100,17 @@ class SpacecraftManipulator:
     joint_placements : ndarray, shape (N, 4, 4)
         Pose of joint frame i+1 in the body frame of link i (entry 0: joint 1 on the base).
     link_masses : ndarray, shape (N,)
+        Link masses [kg], >= 0: a massless link (a gimbal between two joints, a URDF frame
+        without ``<inertial>``) is allowed as long as every joint moves some mass or inertia.
     link_coms : ndarray, shape (N, 3)
         CoM of link i in its body frame 𝒦ᵢ [m].
     link_inertias : ndarray, shape (N, 3, 3)
-        Inertia of link i about its CoM, 𝒦ᵢ axes [kg m²].
+        Inertia of link i about its CoM, 𝒦ᵢ axes [kg m²], positive semi-definite.
     ee_placement : ndarray, shape (4, 4)
         End-effector frame in 𝒦_N.
     name : str
     synthetic : bool
-        True when the parameters are invented (e.g. the spec's substitutes P4S/S6S).
+        True when the parameters are invented (e.g. the implementation notes' substitutes P4S/S6S).
     """
 
     base_mass: float
@@ -130,14 +135,20 @@ class SpacecraftManipulator:
             raise ValueError(f"`joint_placements` must have shape (N, 4, 4) with N >= 1; got {P.shape}")
         n = P.shape[0]
         m = as_float_array(self.link_masses, "link_masses")
-        if m.shape != (n,) or np.any(m <= 0):
-            raise ValueError(f"`link_masses` must be {n} positive masses; got {m!r}")
+        if m.shape != (n,) or np.any(m < 0):
+            raise ValueError(f"`link_masses` must be {n} masses >= 0 [kg]; got {m!r}")
         c = as_batch_of(self.link_coms, (3,), "link_coms")
         if c.shape != (n, 3):
             raise ValueError(f"`link_coms` must have shape ({n}, 3); got {c.shape}")
-        J = _check_inertia(self.link_inertias, "link_inertias")
+        J = _check_inertia(self.link_inertias, "link_inertias", definite=False)
         if J.shape != (n, 3, 3):
             raise ValueError(f"`link_inertias` must have shape ({n}, 3, 3); got {J.shape}")
+        # Joint i moves links i..N: with no mass and no inertia there, H(q) is singular.
+        outboard = np.cumsum((m + np.trace(J, axis1=-2, axis2=-1))[::-1])[::-1]
+        if np.any(outboard <= 0.0):
+            k = int(np.flatnonzero(outboard <= 0.0)[0])
+            raise ValueError(f"`link_masses`/`link_inertias`: links {k + 1}..{n} carry no mass and no inertia, "
+                             f"so joint {k + 1} moves nothing (singular generalized inertia)")
         E = _check_placements(self.ee_placement, "ee_placement")
         if E.shape != (4, 4):
             raise ValueError(f"`ee_placement` must have shape (4, 4); got {E.shape}")
@@ -170,7 +181,7 @@ class SpacecraftManipulator:
 def from_dh(*, base_mass, base_inertia, mount_position, mount_euler=(0.0, 0.0, 0.0), d, alpha, a, b,
             masses, inertias, theta_offset=None, c=None, ee_transform=None, name="DH spacecraft-manipulator",
             synthetic=False) -> SpacecraftManipulator:
-    """Model from the paper's customised DH table (seed 001 §2.1, eqs. 1-10; spec §2.5 extensions).
+    """Model from the paper's customised DH table (Front. Robot. AI 5:41 (2018) §2.1, eqs. 1-10; implementation notes §2.5 extensions).
 
     Joint frame 𝒥ᵢ₊₁ = 𝒥ᵢ A(qᵢ + θᵢ⁰, dᵢ, αᵢ, cᵢ) (eq. 9) and link frame ℒᵢ ∥ 𝒥ᵢ₊₁ with the
     CoM at ϱᵢ₊₁ − bᵢ (eq. 10 generalised to a vector **b**ᵢ).

@@ -1,4 +1,4 @@
-"""The five maneuvering modes of seed 001 (Table 1, rebuilt in spec §6) as an explicit option.
+"""The five maneuvering modes of Front. Robot. AI 5:41 (2018) (Table 1, rebuilt in implementation notes §6) as an explicit option.
 
 A mode decides which external base wrench is allowed and which equations apply:
 
@@ -14,7 +14,7 @@ mode                          base force f₀       base torque n₀   GJM (mome
 ============================  ==================  ===============  =====================
 
 Translation-flying: "angular momentum constant" (paper) holds only if the thrust line passes
-through the reference point (spec §9 item 35).  Rotation-floating adds a base-fixed reaction
+through the reference point (implementation notes §9 item 35).  Rotation-floating adds a base-fixed reaction
 wheel array with stored momentum h_w (base frame); its reaction is an internal torque on the
 base, ``n_w = −d/dt(R₀ h_w) = −ω₀×(R₀h_w) − R₀ḣ_w``, and the total momentum includes R₀h_w.
 
@@ -35,7 +35,7 @@ __all__ = ["ManeuveringMode", "as_mode", "base_wrench", "require_momentum_conser
 
 
 class ManeuveringMode(enum.Enum):
-    """Maneuvering modes (new terms of seed 001; old terms: free-floating / free-flying)."""
+    """Maneuvering modes (new terms of Front. Robot. AI 5:41 (2018); old terms: free-floating / free-flying)."""
 
     FLOATING = "floating"
     ROTATION_FLOATING = "rotation-floating"

@@ -4,9 +4,9 @@ Two state layouts, chosen by the maneuvering mode:
 
 * **reduced** (floating with zero momentum, the paper's path): y = [r₀ (3), q̄₀ (4, scalar-last),
   q (N), q̇ (N)]; q̈ from H q̈ + C = τ (eq. 50) and the base from ẋ₀ = −H₀⁻¹H₀ₘq̇ (eq. 109),
-  integrated as r₀ and a quaternion (q̄̇ = ½[ω₀; 0]⊗q̄, inertial ω₀; spec §2.9).
+  integrated as r₀ and a quaternion (q̄̇ = ½[ω₀; 0]⊗q̄, inertial ω₀; implementation notes §2.9).
 * **full** (every other mode, or non-zero initial momentum): y = [r₀, q̄₀, v₀ (3), ω₀ (3), q, q̇,
-  h_w (3)] with the momentum-form (6+N) dynamics and the mode's base wrench (spec §6.1).
+  h_w (3)] with the momentum-form (6+N) dynamics and the mode's base wrench (implementation notes §6.1).
 
 Integration is piecewise between the command breakpoints (the rate command jumps there).
 Momenta in the record are computed *independently* of the equations of motion, from the
@@ -29,8 +29,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..spatial import dcm_from_quaternion, euler_from_dcm, quaternion_derivative
-from ..spatial._checks import as_batch_of
+from ..spatial._checks import as_batch_of, as_float_array
 from .control import ComputedTorqueController
+from .model import SpacecraftManipulator
 from .derivatives import block_derivatives, coriolis_terms
 from .dynamics import full_forward_dynamics, reduced_terms
 from .inertia import base_inertia_inverse, blocks_from_kinematics
@@ -161,6 +162,11 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
     -------
     SimulationResult
     """
+    if not isinstance(model, SpacecraftManipulator):
+        raise TypeError(f"`model` must be a SpacecraftManipulator; got {type(model).__name__}")
+    for value, label in ((rtol, "rtol"), (atol, "atol"), (sample_dt, "sample_dt")):
+        if not float(as_float_array(value, label)) > 0.0:
+            raise ValueError(f"`{label}` must be positive; got {value!r}")
     mode = as_mode(mode)
     n = model.n_joints
     ctrl = _torque_function(controller, joint_torque)
@@ -171,8 +177,6 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
     t_final = float(t_final)
     if not t_final > 0:
         raise ValueError(f"`t_final` must be positive; got {t_final}")
-    if sample_dt <= 0:
-        raise ValueError("`sample_dt` must be positive")
     q0 = np.zeros(n) if q0 is None else as_batch_of(q0, (n,), "q0")
     qdot0 = np.zeros(n) if qdot0 is None else as_batch_of(qdot0, (n,), "qdot0")
     r0 = np.zeros(3) if base_position is None else as_batch_of(base_position, (3,), "base_position")

@@ -1,6 +1,6 @@
 """Symbolic back-end (optional ``sympy`` extra): partial- and full-symbolic equations of motion.
 
-Seed 001 §"implementation" / spec §7.1 (Figure 3 of the paper):
+Seed 001 §"implementation" / implementation notes §7.1 (Figure 3 of the paper):
 
 * **partial symbolic**: H₀, H₀ₘ, Hₘ (and their ∂/∂qₖ, plus the EE kinematics needed by J*)
   are closed-form sympy expressions of q, compiled once; H, C = Ḣq̇ + c and J* are then
@@ -19,7 +19,7 @@ practical for **N <= 3** and larger N needs ``allow_large=True``; partial-symbol
 
 The model's numbers (masses, placements) are embedded as floats; only q (and q̇) are symbols.
 Everything is built with the base at the identity pose: H and C do not depend on the base
-pose (spec §4.2), and J* at base attitude R₀ is diag(R₀, R₀) J*(identity).  Compiled
+pose (implementation notes §4.2), and J* at base attitude R₀ is diag(R₀, R₀) J*(identity).  Compiled
 functions are cached per model (:meth:`SpacecraftManipulator.fingerprint`) and variant.
 sympy is imported lazily, inside these functions only.
 

@@ -17,6 +17,7 @@ from .lfr import LFR, as_lfr
 from .parameters import Block, OutOfRangeWarning, Parameter, ureal, vreal
 from .reduce import reduce
 from .rotation import cayley_matrix, rotation_lfr
+from .simplify import auto_simplify, simplify
 
 __all__ = [
     "ureal",
@@ -41,6 +42,8 @@ __all__ = [
     "rotation_lfr",
     "cayley_matrix",
     "reduce",
+    "simplify",
+    "auto_simplify",
     "StateSpaceBatch",
     "LFRSample",
     "IllPosedError",

@@ -146,7 +146,24 @@ def _evaluate_deltas(lfr, d, chunk=None, progress=None):
 
 
 # --- public functions ----------------------------------------------------------------------
-def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
+def _delta_reduced(lfr):
+    """``reduce(lfr, states=False)``, cached on the immutable LFR: the same A, B, C, D
+    at every point with the Delta channels that do not act on them removed."""
+    cached = lfr._cache.get("delta_reduced")
+    if cached is None:
+        from .reduce import reduce
+
+        cached = lfr._cache["delta_reduced"] = reduce(lfr, states=False) if lfr.ndelta else lfr
+    return cached
+
+
+def _check_flag(value, name: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"`{name}` must be a bool; got {value!r}")
+
+
+def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool = True, progress=None,
+                   reduce: bool = True):
     """Evaluate at N points in one vectorised computation.
 
     Parameters
@@ -159,12 +176,21 @@ def evaluate_batch(lfr, values=None, *, chunk: int | None = None, strict: bool =
         Raise on names that are not parameters of this LFR (default); False ignores them.
     progress : callable, optional
         Called as ``progress(points_done, N)`` after each chunk.
+    reduce : bool
+        Evaluate ``reduce(lfr, states=False)`` (default; computed once and cached):
+        the same matrices with fewer Delta channels.  False evaluates ``lfr`` as built.
 
     Returns
     -------
     StateSpaceBatch (dynamic LFR) or ndarray (N, p, m) (static LFR).  Ill-posed points
     are NaN; for a StateSpaceBatch their ``valid`` entry is False.
     """
+    _check_flag(reduce, "reduce")
+    if reduce:
+        _deltas(lfr, values, batch=True, strict=strict)  # names and shapes checked on the LFR given
+        target = _delta_reduced(lfr)
+        values = {k: v for k, v in (values or {}).items() if k in target.parameters}
+        lfr = target
     d, N, _ = _deltas(lfr, values, batch=True, strict=strict)
     out, valid = _evaluate_deltas(lfr, d, chunk, progress)
     nx = lfr.nstates
@@ -219,17 +245,19 @@ def subs(lfr, values, *, strict: bool = True):
     return LFR._make(M, labels, lfr.input_names, lfr.output_names, lfr._igroups, lfr._ogroups, canonical=False)
 
 
-def sample(lfr, n: int, rng=None, *, kinds=None) -> LFRSample:
+def sample(lfr, n: int, rng=None, *, kinds=None, reduce: bool = True) -> LFRSample:
     """``n`` points drawn uniformly in normalised delta (in [-1, 1]) for the parameters whose
-    kind is in ``kinds`` (default: all); the others stay nominal."""
+    kind is in ``kinds`` (default: all); the others stay nominal.  ``reduce`` as in
+    :func:`evaluate_batch` (the values are drawn for every parameter of ``lfr``)."""
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"`n` must be a positive integer; got {n!r}")
+    _check_flag(reduce, "reduce")
     rng = np.random.default_rng(rng)
     values = {}
     for b in lfr.blocks:
         if kinds is None or b.kind in kinds:
             values[b.name] = b.parameter.denormalize(rng.uniform(-1.0, 1.0, size=int(n)))
-    systems = evaluate_batch(lfr, values) if values else _repeat_nominal(lfr, int(n))
+    systems = evaluate_batch(lfr, values, reduce=reduce) if values else _repeat_nominal(lfr, int(n))
     return LFRSample(values, systems)
 
 

@@ -85,18 +85,30 @@ class LFR:
         self._cache = {}
 
     @classmethod
-    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True):
+    def _make(cls, M, labels, inputs, outputs, igroups=None, ogroups=None, canonical=True, simplify=True,
+              renumber_defaults=True):
         obj = cls.__new__(cls)
         if canonical:
             M, nx, blocks, labels = _core.canonical(M, list(labels))
-        else:
+        if simplify:
+            # Every operation that builds an LFR ends here: dead and duplicated Delta
+            # channels are removed (exact; states untouched, see simplify.py).
+            from .simplify import auto_simplify_enabled, simplify_matrix
+
+            simplify = auto_simplify_enabled()
+            if simplify:
+                M, labels = simplify_matrix(M, labels)
+        if simplify or not canonical:
             nx = sum(1 for lab in labels if lab is None)
             blocks = _blocks_of(labels[nx:])
         inputs, outputs = tuple(inputs), tuple(outputs)
-        if len(set(inputs)) != len(inputs) or (is_default(inputs) and inputs != default_names("u", len(inputs))):
-            inputs, igroups = default_names("u", len(inputs)), None
-        if len(set(outputs)) != len(outputs) or (is_default(outputs) and outputs != default_names("y", len(outputs))):
-            outputs, ogroups = default_names("y", len(outputs)), None
+        # Operations renumber default names (selecting y[1], y[2] gives y[0], y[1], as
+        # python-control does); names a user chose by `rename` are kept as given.
+        if renumber_defaults:
+            if len(set(inputs)) != len(inputs) or (is_default(inputs) and inputs != default_names("u", len(inputs))):
+                inputs, igroups = default_names("u", len(inputs)), None
+            if len(set(outputs)) != len(outputs) or (is_default(outputs) and outputs != default_names("y", len(outputs))):
+                outputs, ogroups = default_names("y", len(outputs)), None
         obj._set(M, nx, blocks, labels, inputs, outputs, igroups, ogroups)
         return obj
 
@@ -105,18 +117,18 @@ class LFR:
             self._M, self._labels,
             self._inputs if inputs is None else inputs, self._outputs if outputs is None else outputs,
             self._igroups if inputs is None else igroups, self._ogroups if outputs is None else ogroups,
-            canonical=False,
+            canonical=False, simplify=False,
         )
 
     @classmethod
     def _from_parameter(cls, parameter: Parameter) -> "LFR":
-        return cls._make(parameter.lfr_matrix, [parameter], ("u[0]",), ("y[0]",), canonical=False)
+        return cls._make(parameter.lfr_matrix, [parameter], ("u[0]",), ("y[0]",), canonical=False, simplify=False)
 
     @classmethod
     def _from_array(cls, value) -> "LFR":
         D = np.atleast_2d(np.asarray(value, dtype=float))
         p, m = D.shape
-        return cls._make(D, [], default_names("u", m), default_names("y", p), canonical=False)
+        return cls._make(D, [], default_names("u", m), default_names("y", p), canonical=False, simplify=False)
 
     # --- contract attributes ----------------------------------------------------------
     @property
@@ -186,6 +198,11 @@ class LFR:
         return self._blocks
 
     @property
+    def occurrences(self) -> dict[str, int]:
+        """``{name: number of Delta channels}`` (MATLAB's "occurrences"), in block order."""
+        return {b.name: b.size for b in self._blocks}
+
+    @property
     def parameters(self) -> dict[str, Parameter]:
         """``{name: Parameter}`` in block order."""
         cached = self._cache.get("parameters")
@@ -210,7 +227,8 @@ class LFR:
         """Copy with new input and/or output names (same specification as the constructor)."""
         ins, ig = (self._inputs, self._igroups) if inputs is None else expand_names(inputs, self.ninputs, "u", "inputs")
         outs, og = (self._outputs, self._ogroups) if outputs is None else expand_names(outputs, self.noutputs, "y", "outputs")
-        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False)
+        return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False, simplify=False,
+                         renumber_defaults=False)
 
     def with_groups(self, inputs: dict | None = None, outputs: dict | None = None) -> "LFR":
         """Copy with additional named groups ``{group: [signal names]}``."""
@@ -218,7 +236,7 @@ class LFR:
         og = {**self._ogroups, **{k: tuple(v) for k, v in (outputs or {}).items()}}
         check_groups(self._inputs, ig, "input groups")
         check_groups(self._outputs, og, "output groups")
-        return LFR._make(self._M, self._labels, self._inputs, self._outputs, ig, og, canonical=False)
+        return LFR._make(self._M, self._labels, self._inputs, self._outputs, ig, og, canonical=False, simplify=False)
 
     def input_index(self, key) -> list[int]:
         """Input indices of an int, slice, name, group name or list of these."""
@@ -295,12 +313,12 @@ class LFR:
             return NotImplemented
         if other.shape != (1, 1):
             raise TypeError(f"LFR / x needs x scalar or 1x1; got shape {other.shape} (use @ with .inv())")
-        return _multiply(self, other.inv())
+        return _multiply(self, other.inv(), divisor_last=True)
 
     def __rtruediv__(self, other):
         if self.shape != (1, 1):
             raise TypeError(f"x / LFR needs a 1x1 LFR; got shape {self.shape} (use .inv())")
-        return _multiply(other, self.inv())
+        return _multiply(other, self.inv(), divisor_last=True)
 
     def __pow__(self, exponent):
         if not isinstance(exponent, (int, np.integer)):
@@ -316,7 +334,8 @@ class LFR:
     @property
     def T(self) -> "LFR":
         """Transpose (``G(s)^T``; input and output names swap)."""
-        return LFR._make(self._M.T, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups, canonical=False)
+        return LFR._make(self._M.T, self._labels, self._outputs, self._inputs, self._ogroups, self._igroups,
+                         canonical=False, simplify=False)  # the rules are symmetric: stays simplified
 
     def transpose(self) -> "LFR":
         return self.T
@@ -345,11 +364,13 @@ class LFR:
 
         return evaluate(self, values, strict=strict)
 
-    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None):
-        """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array."""
+    def evaluate_batch(self, values=None, *, chunk: int | None = None, strict: bool = True, progress=None,
+                       reduce: bool = True):
+        """Values at N points (dict of arrays (N,)): ``StateSpaceBatch`` or (N, p, m) array.
+        ``reduce=True`` first removes Delta channels that do not change A, B, C, D."""
         from .evaluate import evaluate_batch
 
-        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress)
+        return evaluate_batch(self, values, chunk=chunk, strict=strict, progress=progress, reduce=reduce)
 
     def nominal(self):
         """Value at the nominal point (all deltas 0)."""
@@ -361,11 +382,11 @@ class LFR:
 
         return subs(self, values, strict=strict)
 
-    def sample(self, n: int, rng=None, *, kinds=None):
+    def sample(self, n: int, rng=None, *, kinds=None, reduce: bool = True):
         """``n`` uniform random samples in the parameter box (see :func:`satdyn.lfr.evaluate.sample`)."""
         from .evaluate import sample
 
-        return sample(self, n, rng, kinds=kinds)
+        return sample(self, n, rng, kinds=kinds, reduce=reduce)
 
     def freqresp(self, omega, values=None, *, strict: bool = True):
         """Frequency response at ``omega`` [rad/s] (see :func:`satdyn.lfr.evaluate.freqresp`)."""
@@ -373,11 +394,11 @@ class LFR:
 
         return freqresp(self, omega, values, strict=strict)
 
-    def reduce(self, tol: float = 1e-10, *, method: str = "nd") -> "LFR":
+    def reduce(self, tol: float = 1e-10, *, method: str = "nd", states: bool = True) -> "LFR":
         """Remove uncontrollable/unobservable Delta channels and states (see reduce.py)."""
         from .reduce import reduce
 
-        return reduce(self, tol, method=method)
+        return reduce(self, tol, method=method, states=states)
 
     def to_statespace(self, values=None):
         """``control.StateSpace`` at ``values`` (default nominal), also for a static LFR."""
@@ -530,7 +551,22 @@ def _scale(x: LFR, factor: float) -> LFR:
     return LFR._make(M, x._labels, x._inputs, x._outputs, x._igroups, x._ogroups, canonical=False)
 
 
-def _multiply(a, b) -> LFR:
+def _right_outermost(a: LFR, b: LFR, divisor_last: bool) -> bool:
+    """Nesting of a product of two 1x1 LFRs ``a * b`` (default: ``a`` outermost).
+
+    * ``a / b``: the divisor's inverse outermost, so a common denominator written last
+      (``k/m1 x1 - k/m1 x2 + u/m1``) folds into one channel;
+    * two factors of one parameter each: the parameter whose name sorts first outermost,
+      so ``omega * omega`` and ``2 zeta * omega`` share their outer ``omega``.
+    """
+    if divisor_last:
+        return True
+    if len(a._blocks) == 1 and len(b._blocks) == 1:
+        return b._blocks[0].name < a._blocks[0].name
+    return False
+
+
+def _multiply(a, b, divisor_last: bool = False) -> LFR:
     if _is_scalar(a) and isinstance(b, LFR):
         return _scale(b, float(np.asarray(a).reshape(())))
     if _is_scalar(b) and isinstance(a, LFR):
@@ -538,6 +574,10 @@ def _multiply(a, b) -> LFR:
     ca, cb = _coerce(a), _coerce(b)
     if ca is NotImplemented or cb is NotImplemented:
         return NotImplemented
+    if ca.shape == (1, 1) and cb.shape == (1, 1) and _right_outermost(ca, cb, divisor_last):
+        # Scalars commute: realise the product so that equal expressions get equal
+        # nesting, which the automatic simplification can then share (see _right_outermost).
+        return (cb @ ca)._with_names(ca._inputs, cb._outputs, ca._igroups, cb._ogroups)
     if ca.shape == (1, 1):
         scalar, other = ca, cb
     elif cb.shape == (1, 1):

@@ -197,7 +197,7 @@ def _structural_pass(M, labels):
     return M[np.ix_(rows, cols)], [lab for lab, k in zip(labels, keep) if k], True
 
 
-def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd") -> LFR:
+def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd", states: bool = True) -> LFR:
     """LFR with the same input/output map and fewer channels (see module docstring).
 
     Parameters
@@ -207,11 +207,45 @@ def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd") -> LFR:
     method : {"nd", "1d"}
         "nd" (default): structured n-D controllability/observability reduction, then
         1-D sweeps; "1d": 1-D per-block sweeps only.
+    states : bool
+        True (default): states are reduced too (minimal input/output map).  False:
+        only Delta channels are reduced, the states are treated as external signals,
+        so ``A(delta), B(delta), C(delta), D(delta)`` are unchanged at every point
+        (what ``evaluate_batch`` and ``sample`` use).
     """
     if not isinstance(lfr, LFR):
         raise TypeError(f"reduce() needs an LFR; got {type(lfr).__name__}")
     if method not in ("nd", "1d"):
         raise ValueError(f"`method` must be 'nd' or '1d'; got {method!r}")
+    if not isinstance(states, bool):
+        raise TypeError(f"`states` must be a bool; got {states!r}")
+    if not states:
+        return _reduce_delta_only(lfr, tol, method)
+    return _reduce(lfr, tol, method)
+
+
+def _reduce_delta_only(lfr: LFR, tol: float, method: str) -> LFR:
+    """Reduce the static LFR in Delta with [states; inputs] -> [states; outputs] as
+    its external signals, then put the states back in the loop."""
+    nx, q = lfr.nstates, lfr._nloop
+    if q == nx:
+        return lfr
+    # Loop = Delta channels; external = states then the LFR's own inputs/outputs.
+    rows = np.r_[nx:q, 0:nx, q:lfr._M.shape[0]]
+    cols = np.r_[nx:q, 0:nx, q:lfr._M.shape[1]]
+    static = LFR._make(lfr._M[np.ix_(rows, cols)], lfr._labels[nx:], [f"i{i}" for i in range(nx + lfr.ninputs)],
+                       [f"o{i}" for i in range(nx + lfr.noutputs)], canonical=False, simplify=False)
+    red = _reduce(static, tol, method)
+    if red is static:
+        return lfr  # nothing removed
+    nd = red.ndelta
+    back_r = np.r_[nd:nd + nx, 0:nd, nd + nx:red._M.shape[0]]
+    back_c = np.r_[nd:nd + nx, 0:nd, nd + nx:red._M.shape[1]]
+    return LFR._make(red._M[np.ix_(back_r, back_c)], [None] * nx + list(red._labels), lfr.input_names,
+                     lfr.output_names, lfr._igroups, lfr._ogroups, canonical=False, simplify=False)
+
+
+def _reduce(lfr: LFR, tol: float, method: str) -> LFR:
     labels = list(lfr._labels)
     M, out_scale, in_scale = _balance(lfr._M, len(labels))
     # Absolute threshold relative to the size of the whole realisation.
@@ -225,6 +259,9 @@ def reduce(lfr: LFR, tol: float = 1e-10, *, method: str = "nd") -> LFR:
         if not (changed or changed_1d):
             break
     q = len(labels)
+    if q == lfr._nloop:
+        return lfr  # nothing removed: keep the original coordinates (and sparsity)
     M[q:] /= out_scale[:, None]
     M[:, q:] /= in_scale[None, :]
-    return LFR._make(M, labels, lfr.input_names, lfr.output_names, lfr._igroups, lfr._ogroups, canonical=False)
+    return LFR._make(M, labels, lfr.input_names, lfr.output_names, lfr._igroups, lfr._ogroups, canonical=False,
+                     simplify=False)

@@ -1,14 +1,15 @@
-"""satdyn.multibody: non-linear dynamics of multibody trees (seed 004, the non-linear TITOP recursion).
+"""satdyn.multibody: non-linear dynamics of multibody trees (arXiv:2505.03248, the non-linear TITOP recursion).
 
 Pinocchio-style: an immutable :class:`Model` (built with :class:`ModelBuilder`, :func:`body`
 and the joint factories, or read with :func:`load_urdf`) and algorithm functions over it,
 all batched over leading dimensions of ``q`` (..., nq) and ``v`` (..., nv):
 
-* :func:`forward_dynamics` (O(n) articulated sweep, seed 004 §3.6 option b),
+* :func:`forward_dynamics` (O(n) articulated sweep, arXiv:2505.03248 §3.6 option b),
   :func:`forward_dynamics_cut_and_solve` (option a, test reference), :func:`hybrid_dynamics`;
 * :func:`inverse_dynamics` (RNEA = the loop-free inverse diagram), :func:`interface_wrenches`;
 * :func:`mass_matrix`, :func:`nonlinear_effects`, :func:`generalized_gravity`;
-* :func:`simulate` (scipy ``solve_ivp``), :func:`mechanical_energy`, :func:`momentum`,
+* :func:`simulate` (compiled Runge-Kutta, or scipy ``solve_ivp``), :func:`simulate_batch` (many
+  initial conditions), :func:`mechanical_energy`, :func:`momentum`,
   :func:`center_of_mass`, :func:`body_poses`;
 * :func:`linearize` -> ``control.StateSpace`` with named signals;
 * :func:`example_g` -- the paper's balloon / slider / double-pendulum example.
@@ -35,7 +36,9 @@ from .joints import (
 )
 from .linearize import linearize
 from .mass_matrix import generalized_gravity, mass_matrix, nonlinear_effects
+from .mimic import CoupledModel
 from .model import Body, ExternalWrench, LoopClosure, Model, ModelBuilder, body
+from .batch_simulate import BatchSimulationResult, simulate_batch
 from .simulate import SimulationResult, simulate
 from .urdf import load_urdf
 from .blocks import (
@@ -51,8 +54,8 @@ __all__ = [
     "forward_dynamics", "forward_dynamics_cut_and_solve", "hybrid_dynamics",
     "inverse_dynamics", "interface_wrenches", "InterfaceWrenches",
     "mass_matrix", "nonlinear_effects", "generalized_gravity",
-    "simulate", "SimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
-    "linearize", "load_urdf",
+    "simulate", "SimulationResult", "simulate_batch", "BatchSimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
+    "linearize", "load_urdf", "CoupledModel",
     "example_g", "example_g_initial_state", "ExampleGParameters", "EXAMPLE_G_DEFAULTS",
     "FloatingBodyBlock", "GroundBlock", "WeldBlock", "RevoluteBlock", "PrismaticBlock", "LoopClosureBlock",
     "BlockDiagram", "DiagramSignals", "DiagramSimulation", "MotionVector", "Wrench",

@@ -3,7 +3,7 @@
 * ``body_poses(model, q)`` -> positions (..., n_bodies, 3) [m] of the body origins and DCMs
   ``P_{a/i}`` (..., n_bodies, 3, 3), inertial frame;
 * ``center_of_mass(model, q)`` -> (..., 3) [m], all bodies;
-* ``mechanical_energy(model, q, v)`` -> (...) [J]: kinetic ``sum 1/2 x'^T D x'`` (seed 004 eq. 28)
+* ``mechanical_energy(model, q, v)`` -> (...) [J]: kinetic ``sum 1/2 x'^T D x'`` (arXiv:2505.03248 eq. 28)
   + gravity potential ``-sum m_k g . r_k`` + joint springs + conservative constant loads
   (constant inertial forces without torque, e.g. buoyancy: ``-F . r_point``) + loop-closure
   springs ``1/2 dx^T K dx``;

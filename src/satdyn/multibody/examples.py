@@ -1,4 +1,4 @@
-"""Shipped models: the paper's example G (seed 004 §4; spec 004 §4.1-4.7).
+"""Shipped models: the paper's example G (arXiv:2505.03248 §4; arXiv:2505.03248 §4.1-4.7).
 
 ``example_g(parameters=None, **overrides) -> Model`` and ``example_g_initial_state(model)
 -> (q0 (nq,), v0 (nv,))``. The balloon B floats (quaternion root by default, Euler 3-2-1 root
@@ -9,7 +9,7 @@ load depends on the attitude), cancelling the total weight.
 
 Data: Table 1 of the paper in ``satdyn/data/multibody/example_g.json``, with the assumptions
 A1-A3 (stated there) and, for what the paper leaves out (k, dampers, final time, solver), the
-documented defaults of spec §4.7 (:data:`EXAMPLE_G_DEFAULTS`, overridable).
+documented defaults of implementation notes §4.7 (:data:`EXAMPLE_G_DEFAULTS`, overridable).
 
 Coordinates: ``q = [r_B (3, inertial), quaternion (4), p, theta1, theta2]``,
 ``v = [v_B; omega] (balloon frame), p_dot, theta1_dot, theta2_dot]``.
@@ -37,7 +37,7 @@ def load_example_g_data() -> dict:
 
 @dataclass(frozen=True)
 class ExampleGParameters:
-    """Options of example G. Fields marked (assumption) are NOT in the paper (spec 004 §4.7).
+    """Options of example G. Fields marked (assumption) are NOT in the paper (arXiv:2505.03248 §4.7).
 
     Attributes
     ----------
@@ -48,7 +48,7 @@ class ExampleGParameters:
     pendulum1_damping, pendulum2_damping : float
         d_p1, d_p2 [N m s/rad] (assumption, default 0.1). All dampers 0: the conservative (chaotic) case.
     slider_axis : str
-        ``"table"`` (Table 1, [1, 0, -1]) or ``"text"`` ([1, -1, 0], the paper's wording; spec §6.10).
+        ``"table"`` (Table 1, [1, 0, -1]) or ``"text"`` ([1, -1, 0], the paper's wording; implementation notes §6.10).
     attitude : str
         ``"quaternion"`` (default) or ``"euler"`` (the paper's Euler 3-2-1 root, 12 root states).
     gravity : tuple
@@ -75,7 +75,7 @@ EXAMPLE_G_DEFAULTS = _defaults()
 
 
 def example_g(parameters: ExampleGParameters | None = None, **overrides):
-    """The balloon / slider / double-pendulum model of seed 004 §4 (see module doc)."""
+    """The balloon / slider / double-pendulum model of arXiv:2505.03248 §4 (see module doc)."""
     p = parameters if parameters is not None else EXAMPLE_G_DEFAULTS
     names = {f.name for f in fields(ExampleGParameters)}
     unknown = set(overrides) - names

@@ -10,9 +10,9 @@
 * ``t`` -- time [s] for time-dependent loads and a prescribed root.
 
 Returns ``a`` (..., model.nv): ``dv/dt``; for a floating root the body-frame spatial
-acceleration ``[v_dot; omega_dot]`` (seed 004 §1.3, Pinocchio's ``aba``).
+acceleration ``[v_dot; omega_dot]`` (arXiv:2505.03248 §1.3, Pinocchio's ``aba``).
 
-This is seed 004 §3.6 option (b): the algebraic loops of the TITOP forward diagram are
+This is arXiv:2505.03248 §3.6 option (b): the algebraic loops of the TITOP forward diagram are
 resolved block by block. Each block's parent-port wrench is affine in its parent-port
 acceleration, ``W = -(K x_dot' + k)``; a leaves-to-root sweep builds ``K`` (Featherstone's
 articulated inertia, ``I - I s s^T I / (s^T I s)``) and ``k``, then a root-to-leaves sweep
@@ -52,6 +52,7 @@ def forward_dynamics(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
 
 
 def _inputs(model, q, v, tau):
+    kinematics.check_model(model)
     tau = np.zeros(model.nv) if tau is None else tau
     return prepare_inputs(model, [(q, model.nq, "q"), (v, model.nv, "v"), (tau, model.nv, "tau")])
 
@@ -93,7 +94,7 @@ def _loop_system(model, qf, vf, tf, fx, t):
 
     ``w`` stacks, per non-root body, the wrench it applies on its parent (at its origin, in its
     frame). Plain fixed-point iteration ``w <- A w + b`` diverges when the spectral radius of A
-    exceeds 1 (1.39 for example G at t = 0, spec §3.6): the loop is solved exactly instead.
+    exceeds 1 (1.39 for example G at t = 0, implementation notes §3.6): the loop is solved exactly instead.
     """
     kin = forward_kinematics(model, qf, vf, t)
     tf = tf + passive_efforts(model, qf, vf)

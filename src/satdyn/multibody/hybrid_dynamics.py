@@ -1,4 +1,4 @@
-"""Hybrid dynamics: per-joint forward or inverse mode (seed 004 §3.7).
+"""Hybrid dynamics: per-joint forward or inverse mode (arXiv:2505.03248 §3.7).
 
 ``hybrid_dynamics(model, q, v, tau, a, forward_mask, *, fext=None, t=0.0)``:
 

@@ -1,4 +1,4 @@
-"""Inverse dynamics: the loop-free TITOP inverse diagram (seed 004 §3.7), i.e. RNEA.
+"""Inverse dynamics: the loop-free TITOP inverse diagram (arXiv:2505.03248 §3.7), i.e. RNEA.
 
 ``inverse_dynamics(model, q, v, a, *, fext=None, t=0.0)``:
 

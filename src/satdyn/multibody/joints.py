@@ -2,7 +2,7 @@
 
 A joint connects a parent body (frame ``R_b``) to its child body (frame ``R_a``). The
 child frame's origin is the joint point P, and the joint's axis is given in ``R_a``
-(the joint "belongs to" the child, as in seed 004 §1.6). At zero joint coordinate the
+(the joint "belongs to" the child, as in arXiv:2505.03248 §1.6). At zero joint coordinate the
 child frame sits at ``position`` in the parent frame with DCM ``rotation = P_{a0/b}``.
 
 Joint coordinates (``nq`` entries of ``q``) and rates (``nv`` entries of ``v``):
@@ -154,7 +154,7 @@ def _axis(axis):
     n = np.linalg.norm(a)
     if a.shape != (3,) or n < 1e-12:
         raise ValueError(f"`axis` must be one non-zero 3-vector; got {np.asarray(axis)!r}")
-    return a / n  # seed 004 §6.14: only the direction matters
+    return a / n  # arXiv:2505.03248 §6.14: only the direction matters
 
 
 def _scalar(value, name, nonnegative=True):
@@ -170,7 +170,7 @@ def weld_joint(name: str, *, rotation=None) -> Joint:
 
 
 def revolute_joint(name: str, axis, *, rotation=None, stiffness=0.0, damping=0.0, rest=0.0) -> Joint:
-    """Revolute joint about ``axis`` (child frame), ``P_{a/b} = P_{a0/b} exp(theta skew(r))`` (seed 004 eq. 34)."""
+    """Revolute joint about ``axis`` (child frame), ``P_{a/b} = P_{a0/b} exp(theta skew(r))`` (arXiv:2505.03248 eq. 34)."""
     return Joint(name, "revolute", _axis(axis), _rotation(rotation, "rotation"),
                  stiffness=_scalar(stiffness, "stiffness"), damping=_scalar(damping, "damping"),
                  rest=_scalar(rest, "rest", nonnegative=False))
@@ -195,7 +195,7 @@ def floating_root(name: str = "root") -> Joint:
 
 
 def floating_euler_root(name: str = "root") -> Joint:
-    """6-DOF free root with Euler 3-2-1 angles (seed 004's 12-state root); singular at pitch +-90 deg."""
+    """6-DOF free root with Euler 3-2-1 angles (arXiv:2505.03248's 12-state root); singular at pitch +-90 deg."""
     return Joint(name, "floating_euler")
 
 
@@ -209,7 +209,7 @@ def prescribed_root(motion: Callable, name: str = "root") -> Joint:
     """Root with prescribed motion: ``motion(t) -> (position, P_ai, twist, spatial_acceleration)``.
 
     ``position`` (3,) inertial [m]; ``P_ai`` (3, 3); ``twist = [v; omega]`` and
-    ``spatial_acceleration = d/dt twist`` (6,) in the root frame (seed 004 §1.3).
+    ``spatial_acceleration = d/dt twist`` (6,) in the root frame (arXiv:2505.03248 §1.3).
     """
     if not callable(motion):
         raise TypeError("`motion` must be callable: motion(t) -> (position, P_ai, twist, acceleration)")

@@ -10,10 +10,10 @@ It returns a :class:`Kinematics` whose fields are lists over bodies (index i) of
 a flat batch axis N: ``R[i] = P_{a/b}`` and ``p[i]`` the placement in the parent frame,
 ``R_world[i] = P_{a/i}``, ``r_world[i]`` the origin in the inertial frame, ``twist[i]`` the body
 twist ``[v_O; omega]`` in the body frame at the body origin, ``bias[i]`` the velocity-product
-acceleration ``v_i x (S_i qd_i)`` (the ``-theta_dot skew(r)`` terms of seed 004 eq. 35, 65).
+acceleration ``v_i x (S_i qd_i)`` (the ``-theta_dot skew(r)`` terms of arXiv:2505.03248 eq. 35, 65).
 
 6-vector helpers used by all algorithms (``[linear; angular]``, body frame, body origin):
-``cross_motion(v, m)`` (``v x m``), ``cross_force(v, f)`` (``v x* f``, seed 004's C(x') f),
+``cross_motion(v, m)`` (``v x m``), ``cross_force(v, f)`` (``v x* f``, arXiv:2505.03248's C(x') f),
 ``motion_to_child(R, p, m)``, ``force_to_parent(R, p, f)``, ``motion_transform_to_child(R, p)``.
 """
 
@@ -57,7 +57,7 @@ def cross_motion(v, m):
 
 
 def cross_force(v, f):
-    """``v x* f`` = C(x') f of seed 004 eq. (26): ``[w x F; u x F + w x T]`` (N, 6)."""
+    """``v x* f`` = C(x') f of arXiv:2505.03248 eq. (26): ``[w x F; u x F + w x T]`` (N, 6)."""
     w, u = v[:, 3:], v[:, :3]
     return np.concatenate([cross(w, f[:, :3]), cross(u, f[:, :3]) + cross(w, f[:, 3:])], 1)
 
@@ -121,7 +121,7 @@ def forward_kinematics(model, q, v, t=0.0, world=True) -> Kinematics:
         if parent < 0:
             Rw.append(R)
             rw.append(p)
-            # Gravity as an upward acceleration of the inertial frame (seed 004 eq. 29, "x_dot' - g").
+            # Gravity as an upward acceleration of the inertial frame (arXiv:2505.03248 eq. 29, "x_dot' - g").
             ghost = np.concatenate([-np.einsum("nji,j->ni", R, g), np.zeros((n, 3))], 1)
             if joint.kind == "prescribed":
                 tw.append(twist)
@@ -208,14 +208,19 @@ def loop_closure_wrench(lc, kin: Kinematics):
     return np.einsum("nij,nj->ni", Fa, W[:, :3]), np.einsum("nij,nj->ni", Fa, W[:, 3:]), dx
 
 
+def check_model(model):
+    """``TypeError`` naming ``model`` unless it is a :class:`~satdyn.multibody.model.Model`."""
+    if not isinstance(model, Model):
+        raise TypeError(f"`model` must be a satdyn.multibody.Model (from ModelBuilder.build() or load_urdf); "
+                        f"got {type(model).__name__}")
+
+
 def prepare_inputs(model, named):
     """Validate ``(value, size, name)`` triples, broadcast their batch dims, flatten to (N, size).
 
     Returns the common batch shape and the list of flat arrays.
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"`model` must be a satdyn.multibody.Model (from ModelBuilder.build() or load_urdf); "
-                        f"got {type(model).__name__}")
+    check_model(model)
     arrays = []
     for value, size, name in named:
         arrays.append(as_batch_of(value, (size,), name))

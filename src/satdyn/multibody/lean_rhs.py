@@ -7,7 +7,7 @@ joints, Euler-angle or prescribed roots, loop closures, time- or attitude-depend
 A simulation evaluates the dynamics of one state thousands of times; there the cost of the
 batched sweeps is numpy's per-call overhead on (1, 6) arrays, not arithmetic. This path binds
 every model constant once (inertias, joint bases, spring and damper coefficients, constant
-wrenches) and runs the same articulated-body sweep (seed 004 §3.6 option b, as
+wrenches) and runs the same articulated-body sweep (arXiv:2505.03248 §3.6 option b, as
 :func:`~satdyn.multibody.forward_dynamics`) on single 6-vectors and 6x6 matrices. It is tested
 against the batched forward dynamics to 1e-12 on random states.
 """
@@ -139,7 +139,7 @@ def lean_state_derivative(model):
             R0 = root_R_fixed
             twists[0] = np.zeros(6)
         R_world[0] = R0
-        # Gravity as an upward acceleration of the inertial frame (seed 004 eq. 29, "x_dot' - g").
+        # Gravity as an upward acceleration of the inertial frame (arXiv:2505.03248 eq. 29, "x_dot' - g").
         root_acc = np.concatenate([-(R0.T @ g), np.zeros(3)])
         for i in range(1, nb):
             j = joints[i]

@@ -19,7 +19,7 @@ efforts ``tau_<rate name>``. Outputs: the states.
 ``A = [[d(dq_dot)/d(dq), d(dq_dot)/dv], [d(a)/d(dq), d(a)/dv]]`` by central differences
 of the exact chart kinematics and of :func:`~satdyn.multibody.forward_dynamics` (all
 perturbations evaluated in one batched call); ``B = [0; M^-1]`` exactly (``a`` is affine in tau).
-At zero twist and no gravity this is the linear TITOP model of the tree (spec 004 §7); with
+At zero twist and no gravity this is the linear TITOP model of the tree (arXiv:2505.03248 §7); with
 gravity it contains the gravity-stiffness terms.
 """
 

@@ -9,7 +9,7 @@ and external wrenches, as Pinocchio's; with them, ``M a + nle - passive - extern
 
 The mass matrix uses composite inertias ``I^c_i = D_i + sum X^T I^c_child X`` (CRBA): the
 block ``M[j, i] = S_j^T X_{j<-i}^T I^c_i S_i``, the loop-free TITOP inverse diagram with unit
-accelerations and no velocity (seed 004 §3.6 option (c)) collapsed into one sweep.
+accelerations and no velocity (arXiv:2505.03248 §3.6 option (c)) collapsed into one sweep.
 """
 
 from __future__ import annotations

@@ -8,11 +8,11 @@ generalized coordinates follow that order:
 * ``q`` (dim ``model.nq``): root coordinates (floating: ``[r_i (3), quaternion (4, scalar-last)]``)
   then each joint's coordinates;
 * ``v`` (dim ``model.nv``): root ``[v; omega]`` in the root body frame, then joint rates
-  (as Pinocchio and seed 004).
+  (as Pinocchio and arXiv:2505.03248).
 
 Each body frame has its origin at the body's joint point (the parent port); a body's
 mass properties and ports are given in its own frame. External wrenches (constant,
-time-dependent, attitude-dependent) and penalty loop closures (seed 004 §3.5) are part of
+time-dependent, attitude-dependent) and penalty loop closures (arXiv:2505.03248 §3.5) are part of
 the model; gravity is an explicit field ``[g]_i`` (default none).
 """
 
@@ -54,20 +54,24 @@ class Body:
 
     @property
     def spatial_inertia(self) -> np.ndarray:
-        """6x6 dynamic model ``D_O`` at the body-frame origin (seed 004 eq. 13), ``[linear; angular]``."""
-        if self.mass == 0.0:  # a massless frame (URDF link without <inertial>)
-            if np.any(self.inertia):
-                raise ValueError(f"body {self.name!r}: zero mass with non-zero inertia")
-            return np.zeros((6, 6))
+        """6x6 dynamic model ``D_O`` at the body-frame origin (arXiv:2505.03248 eq. 13), ``[linear; angular]``."""
+        if self.mass == 0.0:  # a massless frame, or a rotational inertia without mass (as Pinocchio)
+            D = np.zeros((6, 6))
+            D[3:, 3:] = self.inertia
+            return D
         return rigid_mass_matrix(self.mass, self.inertia, self.com)
 
 
 def body(name: str, mass, *, com=None, inertia=None, ports: Mapping | None = None) -> Body:
     """Create a :class:`Body`. ``inertia`` about the CoM defaults to zero (a point mass).
 
-    ``mass`` [kg] > 0, or 0 for a massless frame (which must then have no inertia; a massless
-    body cannot end a forward-mode branch, spec 004 §3.8).
+    ``mass`` [kg] > 0, or 0 for a massless frame (a massless body with no inertia cannot end a
+    forward-mode branch, arXiv:2505.03248 §3.8). Zero mass with an inertia is a rotational
+    inertia without mass (Pinocchio's ``Inertia(0, c, I)``: the CoM then plays no role).
+    ``inertia`` must be symmetric positive semi-definite (to 1e-12 relative).
     """
+    if not isinstance(name, str):
+        raise TypeError(f"`name` of a body must be a str; got {type(name).__name__}")
     m = float(as_float_array(mass, "mass"))
     if m < 0.0:
         raise ValueError(f"`mass` of body {name!r} must be >= 0 [kg]; got {m}")
@@ -106,7 +110,7 @@ class ExternalWrench:
 
 @dataclass(frozen=True, eq=False)
 class LoopClosure:
-    """Penalty loop closure (seed 004 §3.5): a spring-damper between two body points.
+    """Penalty loop closure (arXiv:2505.03248 §3.5): a spring-damper between two body points.
 
     The wrench on body ``body_b`` at ``point_b`` is ``-(K dx + D dx')`` and its opposite acts
     on ``body_a`` at ``point_a``. ``dx = [r_b - r_a; log(P_{a/i}^T P_{b/i})]`` (inertial position
@@ -326,7 +330,7 @@ class ModelBuilder:
 
     def add_loop_closure(self, name, body_a, body_b, *, stiffness, damping, port_a=None, position_a=None,
                          port_b=None, position_b=None, rotation_a=None, rotation_b=None) -> None:
-        """Close a kinematic loop between two body points with a 6x6 penalty spring-damper (seed 004 §3.5)."""
+        """Close a kinematic loop between two body points with a 6x6 penalty spring-damper (arXiv:2505.03248 §3.5)."""
         ia, ib = self._index(body_a), self._index(body_b)
         K = as_batch_of(stiffness, (6, 6), "stiffness").reshape(6, 6)
         D = as_batch_of(damping, (6, 6), "damping").reshape(6, 6)

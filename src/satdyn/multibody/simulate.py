@@ -1,7 +1,7 @@
 """Time simulation of a multibody tree on scipy's ``solve_ivp``.
 
 ``simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10,
-atol=1e-10, max_step=inf, progress=None)``:
+atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
 
 * ``model`` -- :class:`~satdyn.multibody.model.Model`;
 * ``t_span`` -- ``(t0, tf)`` [s];
@@ -10,9 +10,22 @@ atol=1e-10, max_step=inf, progress=None)``:
   ``efforts(t, q, v) -> (model.nv,)`` (joint springs and dampers are in the model already);
 * ``t_eval`` -- output times (default: 201 points over ``t_span``);
 * ``method``, ``rtol``, ``atol``, ``max_step`` -- passed to ``solve_ivp``; use ``"Radau"`` or
-  ``"BDF"`` for stiff penalty loop closures (seed 004 §3.5);
+  ``"BDF"`` for stiff penalty loop closures (arXiv:2505.03248 §3.5);
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
-  (at most about 100 times).
+  (at most about 100 times, or once per output time on the compiled path);
+* ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
+  paths, e.g. to compare);
+* ``derived`` -- compute the derived outputs (accelerations, body poses, interface wrenches,
+  energy, momenta, centre of mass) at the output times (default True); False returns the
+  trajectory ``t, q, v`` only (the other arrays empty, with T rows), e.g. for a time-critical loop.
+
+Paths, fastest first: when numba is installed and the model is in the scope of
+:mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
+constant loads: every URDF model), constant efforts and ``method`` RK45 or DOP853, the whole
+integration runs compiled (:mod:`~satdyn.multibody.integrate`: scipy's Runge-Kutta pairs and
+step control, landing on each output time). With callable efforts or another method,
+``solve_ivp`` calls the compiled right-hand side. Otherwise the numpy single-state sweep of
+:mod:`~satdyn.multibody.lean_rhs` or the general batched path.
 
 A run that cannot finish keeps what it computed: the result holds the samples reached, with
 ``success = False`` and the reason in ``message`` (solver failure, or an Euler-angle root
@@ -28,6 +41,7 @@ outputs: body poses, joint coordinates, interface wrenches, energy and momenta.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -37,6 +51,8 @@ from ..spatial._checks import as_batch_of, as_float_array
 from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
+from .compiled_model import compile_model
+from .integrate import TABLEAUS, integrate_many, integrate_segment, start_segments
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative
@@ -61,7 +77,7 @@ class SimulationResult:
     body_dcms : ndarray, shape (T, n_bodies, 3, 3)     ``P_{a/i}``
     root_euler : ndarray, shape (T, 3)   root attitude, Euler 3-2-1 (phi, theta, psi) [rad], principal values
     joint_wrenches : ndarray, shape (T, n_bodies, 6)   by the parent on each body, body origin, body frame
-    child_on_parent : ndarray, shape (T, n_bodies, 6)  seed 004's ``[W_{A/B,P0}]_b``
+    child_on_parent : ndarray, shape (T, n_bodies, 6)  arXiv:2505.03248's ``[W_{A/B,P0}]_b``
     energy : ndarray, shape (T,)   mechanical energy [J] (see :func:`mechanical_energy`)
     linear_momentum, angular_momentum : ndarray, shape (T, 3)   inertial frame, about the origin
     center_of_mass : ndarray, shape (T, 3)
@@ -173,8 +189,11 @@ def _rhs(model, effort_fn, t, x):
     return np.concatenate([_configuration_rate(model, q, v, kin.R_world[0])[0], a[0]])
 
 
+_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")  # solve_ivp's method names
+
+
 def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
-             max_step=np.inf, progress=None) -> SimulationResult:
+             max_step=np.inf, progress=None, compiled=True, derived=True) -> SimulationResult:
     """Integrate the tree's motion (see module doc)."""
     if not isinstance(model, Model):
         raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
@@ -187,11 +206,26 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
         x_init = np.concatenate([q0, v0])
     else:
         x_init = as_batch_of(x0, (model.nq + model.nv,), "x0").reshape(-1)
+    for value, label in ((rtol, "rtol"), (atol, "atol")):
+        tol = as_float_array(value, label)
+        if np.any(tol <= 0.0):
+            raise ValueError(f"`{label}` must be positive; got {value!r}")
+    if not (isinstance(method, type) or method in _METHODS):
+        raise ValueError(f"`method` must be one of {list(_METHODS)} or an OdeSolver class; got {method!r}")
     t_eval = np.linspace(t0, tf, 201) if t_eval is None else as_float_array(t_eval, "t_eval").reshape(-1)
+    if t_eval.size == 0 or t_eval.min() < t0 or t_eval.max() > tf:
+        raise ValueError(f"`t_eval` must hold times within t_span = ({t0}, {tf}); got {t_eval.size} times")
     effort_fn = _effort_function(model, efforts)
     last = [t0]
 
-    lean = lean_state_derivative(model)  # same dynamics, single-state sweep (None: general path)
+    kernels = compile_model(model) if compiled else None
+    if kernels is not None and not callable(efforts) and method in TABLEAUS:
+        # Whole integration compiled (scipy's Runge-Kutta pair and step control, see .integrate).
+        sol = _compiled_run(kernels, x_init, effort_fn(t0, None, None), t0, tf, t_eval, method, rtol, atol,
+                            max_step, progress)
+        return _outputs(model, sol, effort_fn, derived)
+    # Single-state right-hand side: compiled kernels, else the lean numpy sweep, else the general path.
+    lean = kernels.state_derivative if kernels is not None else lean_state_derivative(model)
     nq = model.nq
     quat = slice(3, 7) if model.root.kind == "floating" else None
 
@@ -228,11 +262,48 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
         sol.message = (f"stopped at t = {t_stop:.6g} s: the Euler-angle root is near gimbal lock "
                        "(pitch +-90 deg); use floating_root (quaternion) for this motion")
         sol.success = False
-    return _outputs(model, sol, effort_fn)
+    return _outputs(model, sol, effort_fn, derived)
 
 
-def _outputs(model, sol, effort_fn) -> SimulationResult:
+def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_step, progress):
+    """solve_ivp-like result of the compiled integrator, stepping from output time to output time."""
+    times = np.unique(np.concatenate([[t0], t_eval]))
+    if progress is None:   # one compiled call for the whole run
+        states, nfev = integrate_many(kernels, x_init[None], tau[None], times, method, rtol, atol, max_step)
+        ok = nfev[0] >= 0
+        reached = times.size if ok else int(np.isfinite(states[0, :, 0]).sum())
+        keep = np.isin(times[:reached], t_eval)
+        message = "The solver successfully reached the end of the integration interval." if ok else \
+            f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
+        return SimpleNamespace(t=times[:reached][keep], y=states[0, :reached][keep].T, success=ok,
+                               message=message, nfev=int(abs(nfev[0])))
+    state = start_segments(kernels, x_init, tau, tf - t0, method, rtol, atol, max_step)
+    xs, nfev, ok = [state[0].copy()], 2, True
+    for t_start, t_end in zip(times[:-1], times[1:]):
+        n, ok = integrate_segment(kernels, state, method, rtol, atol, max_step, tau, t_start, t_end)
+        nfev += n
+        if not ok:
+            break
+        xs.append(state[0].copy())
+        if progress is not None:
+            progress(t_end, tf)
+    keep = np.isin(times[:len(xs)], t_eval)
+    message = "The solver successfully reached the end of the integration interval." if ok else \
+        f"Required step size is less than spacing between numbers (at t = {times[len(xs) - 1]:.6g} s)."
+    return SimpleNamespace(t=times[:len(xs)][keep], y=np.array(xs)[keep].T, success=ok, message=message, nfev=nfev)
+
+
+def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     x = sol.y.T
+    if not derived:
+        T = x.shape[0]
+        return SimulationResult(
+            t=sol.t, q=_normalised(model, x[:, :model.nq]), v=x[:, model.nq:], a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)),
+            body_dcms=np.zeros((T, 0, 3, 3)), root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
+            child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan), linear_momentum=np.zeros((T, 0)),
+            angular_momentum=np.zeros((T, 0)), center_of_mass=np.zeros((T, 0)), q_names=model.q_names,
+            v_names=model.v_names, body_names=[b.name for b in model.bodies], success=bool(sol.success),
+            message=str(sol.message), nfev=int(sol.nfev))
     q = _normalised(model, x[:, :model.nq])
     v = x[:, model.nq:]
     t = sol.t

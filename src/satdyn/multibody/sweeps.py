@@ -19,7 +19,7 @@ by ``np.matmul``'s stacked 6x6 products. A revolute joint's placement is linear 
 with constant bases built once per model (:func:`sweep_constants`).
 
 The equations are those of :mod:`~satdyn.multibody.forward_dynamics` (articulated sweep,
-seed 004 §3.6 option b) and :mod:`~satdyn.multibody.inverse_dynamics` (eq. 29, 35, 45, 65).
+arXiv:2505.03248 §3.6 option b) and :mod:`~satdyn.multibody.inverse_dynamics` (eq. 29, 35, 45, 65).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def _unit_cross_support(index):
 
 
 def _cross_force(v, f):
-    """``v x* f`` = ``[w x F; u x F + w x T]`` (6, N), ``v = [u; w]`` (seed 004's C(x') f)."""
+    """``v x* f`` = ``[w x F; u x F + w x T]`` (6, N), ``v = [u; w]`` (arXiv:2505.03248's C(x') f)."""
     out = _cross_pair(v[3:], f)
     out[3:] += cross3(v[:3], f[:3])
     return out
@@ -234,7 +234,7 @@ class _Pass:
                 R = np.ascontiguousarray(np.moveaxis(Rf, 0, -1))
                 p = np.ascontiguousarray(pf.T)
             if c.parent < 0:
-                # Gravity as an upward acceleration of the inertial frame (seed 004 eq. 29, "x_dot' - g").
+                # Gravity as an upward acceleration of the inertial frame (arXiv:2505.03248 eq. 29, "x_dot' - g").
                 up = -rotate_back(R, g[:, None])
                 ghost = np.concatenate((up, np.zeros_like(up)))
                 ghost = np.broadcast_to(ghost, (6, n))

@@ -1,35 +1,57 @@
 """URDF reader (the project's one URDF parser).
 
-``load_urdf(path, floating=False, gravity=None, *, joint_damping=False) -> Model``:
+``load_urdf(path, floating=False, gravity=None, *, joint_damping=False, mimic="independent",
+inertia_tolerance=1e-6) -> Model`` (or :class:`~satdyn.multibody.mimic.CoupledModel`):
 
 * ``path`` -- URDF file;
 * ``floating`` -- True: the root link gets a 6-DOF quaternion root (q starts with
   ``[r_i (3), quaternion (4)]``); False: the root link is welded to the inertial frame;
 * ``gravity`` (3,) -- ``[g]_i`` [m/s^2], default none (the URDF carries no gravity);
 * ``joint_damping`` -- use each joint's ``<dynamics damping>`` as a linear damper (default
-  False: Pinocchio's algorithms ignore it too).
+  False: Pinocchio's algorithms ignore it too);
+* ``mimic`` -- ``"independent"`` (default, as Pinocchio's ``buildModelFromUrdf``): a mimic
+  joint is read as an ordinary joint with its own coordinate, with a ``UserWarning``;
+  ``"coupled"``: returns a :class:`~satdyn.multibody.mimic.CoupledModel` in which each mimic
+  joint follows its master, ``q = multiplier * q_master + offset`` (one velocity), as
+  Pinocchio's ``buildModelFromUrdf(..., mimic=True)``;
+* ``inertia_tolerance`` -- relative tolerance on a link inertia that is not positive
+  semi-definite: a negative eigenvalue down to ``-inertia_tolerance * J_ref``, with ``J_ref``
+  the largest principal moment of any link of the file, is rounding in the file; the inertia
+  is projected onto the PSD cone (negative eigenvalues set to zero) with a warning naming the
+  link. Beyond it the file is refused with an error naming the link.
+
+A link with zero mass but an inertia (a common idiom for a robot's base link or a foot) is a
+rotational inertia without mass, read as Pinocchio reads it, with a warning -- except for the
+root link of a fixed-base model, where it moves with nothing and the model is exact anyway.
 
 Supported joints: ``fixed`` (weld), ``revolute`` and ``continuous`` (revolute, one angle; note
 that Pinocchio stores a continuous joint as (cos, sin), nq = 2), ``prismatic``. Joint limits are
 read but not enforced. Body frames are the link frames; joint origins use URDF's fixed-axis
 roll-pitch-yaw, ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (Euler 3-2-1). Bodies are numbered depth-first
 from the root, the children of a link taken in joint-name order, which is Pinocchio's joint
-order (urdfdom sorts joints by name). Mimic joints, floating / planar joints, several root links
-and closed loops (a link with two parents) raise ``ValueError``.
+order (urdfdom sorts joints by name). Floating / planar joints, several root links and closed
+loops (a link with two parents) raise ``ValueError``. The XML is read as urdfdom reads it:
+leading whitespace or a byte-order mark before the declaration, comments and unknown
+elements are accepted.
 """
 
 from __future__ import annotations
 
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
 from ..spatial import dcm_from_euler
+from ..spatial._checks import as_float_array
 from .joints import fixed_root, floating_root, prismatic_joint, revolute_joint, weld_joint
 from .model import ModelBuilder, body
 
 __all__ = ["load_urdf"]
+
+_JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic")
+_MIMIC_MODES = ("independent", "coupled")
 
 
 def _vector(element, attribute, default, where):
@@ -39,9 +61,14 @@ def _vector(element, attribute, default, where):
         values = np.array([float(x) for x in element.get(attribute).split()])
     except ValueError:
         raise ValueError(f"URDF {where}: attribute {attribute}={element.get(attribute)!r} is not numeric") from None
-    if values.shape != (len(default),):
-        raise ValueError(f"URDF {where}: {attribute} must have {len(default)} numbers; got {element.get(attribute)!r}")
+    if values.shape != (len(default),) or not np.all(np.isfinite(values)):
+        raise ValueError(f"URDF {where}: {attribute} must have {len(default)} finite numbers; "
+                         f"got {element.get(attribute)!r}")
     return values
+
+
+def _number(element, attribute, default, where):
+    return float(_vector(element, attribute, (default,), where)[0])
 
 
 def _origin(element, where):
@@ -51,44 +78,84 @@ def _origin(element, where):
     return xyz, dcm_from_euler(rpy)
 
 
-def _link_body(link):
+def _raw_inertial(link):
+    """(mass, com, inertia about the CoM in the link frame) as written in the file."""
     name = link.get("name")
     inertial = link.find("inertial")
     if inertial is None:
-        return body(name, 0.0)
-    mass_el = inertial.find("mass")
-    mass = float(mass_el.get("value")) if mass_el is not None else 0.0
-    com, R = _origin(inertial, f"link {name!r} inertial")
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    where = f"link {name!r} inertial"
+    mass = _number(inertial.find("mass"), "value", 0.0, where)
+    if mass < 0.0:
+        raise ValueError(f"URDF link {name!r}: mass must be >= 0 [kg]; got {mass}")
+    com, R = _origin(inertial, where)
     I_el = inertial.find("inertia")
-    if I_el is None:
-        J = np.zeros((3, 3))
-    else:
-        g = {k: float(I_el.get(k, 0.0)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        J = np.array([[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]])
-    return body(name, mass, com=com, inertia=R @ J @ R.T)
+    g = {k: _number(I_el, k, 0.0, where) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+    J = np.array([[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]])
+    return mass, com, R @ J @ R.T
 
 
-def load_urdf(path, floating: bool = False, gravity=None, *, joint_damping: bool = False):
-    """Read a URDF file into a :class:`~satdyn.multibody.model.Model` (see module doc)."""
+def _physical_inertia(name, J, reference, tolerance):
+    """J itself if PSD; projected (warning) if within ``tolerance * reference``; else an error."""
+    eig, vecs = np.linalg.eigh(J)
+    if eig[0] >= -1e-12 * max(1.0, abs(eig[-1])):  # body()'s own rounding allowance
+        return J
+    if eig[0] < -tolerance * reference:
+        raise ValueError(f"URDF link {name!r}: inertia is not positive semi-definite (principal moments "
+                         f"{eig.tolist()} kg m^2, beyond `inertia_tolerance` = {tolerance:g} x {reference:.3g} kg m^2; "
+                         "a larger `inertia_tolerance` loads it projected onto the PSD cone)")
+    warnings.warn(f"URDF link {name!r}: inertia not positive semi-definite by {-eig[0]:.3g} kg m^2 "
+                  f"(within `inertia_tolerance`); projected onto the PSD cone", UserWarning, stacklevel=4)
+    return (vecs * np.maximum(eig, 0.0)) @ vecs.T
+
+
+def _read_xml(path):
+    data = path.read_bytes()
+    # urdfdom (TinyXML) accepts whitespace or a byte-order mark before the XML declaration; expat does not.
+    data = data.lstrip(b"\xef\xbb\xbf").lstrip()
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise ValueError(f"`path`: {path} is not valid XML: {exc}") from None
+
+
+def load_urdf(path, floating: bool = False, gravity=None, *, joint_damping: bool = False,
+              mimic: str = "independent", inertia_tolerance: float = 1e-6):
+    """Read a URDF file into a :class:`~satdyn.multibody.model.Model` (see module doc).
+
+    Returns a :class:`~satdyn.multibody.mimic.CoupledModel` when ``mimic="coupled"`` and the
+    file has mimic joints.
+    """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"`path` must be a str or Path to a URDF file; got {type(path).__name__}")
+    for flag, label in ((floating, "floating"), (joint_damping, "joint_damping")):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"`{label}` must be True or False; got {flag!r}")
+    if mimic not in _MIMIC_MODES:
+        raise ValueError(f"`mimic` must be one of {_MIMIC_MODES}; got {mimic!r}")
+    tolerance = float(as_float_array(inertia_tolerance, "inertia_tolerance"))
+    if not 0.0 <= tolerance < 1.0:
+        raise ValueError(f"`inertia_tolerance` must be in [0, 1); got {tolerance}")
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"`path`: no URDF file at {str(path)!r}")
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise ValueError(f"`path`: {path} is not valid XML: {exc}") from None
+    root = _read_xml(path)
     if root.tag != "robot":
         raise ValueError(f"`path`: {path} is not a URDF (root element <{root.tag}>, expected <robot>)")
-    links = {link.get("name"): link for link in root.findall("link")}
+    links = {}
+    for link in root.findall("link"):
+        if not link.get("name"):
+            raise ValueError(f"`path`: {path}: a <link> has no name")
+        links[link.get("name")] = link
     joints = root.findall("joint")
-    parent_of, children = {}, {name: [] for name in links}
+    parent_of, children, mimics = {}, {name: [] for name in links}, {}
     for j in joints:
         jname, jtype = j.get("name"), j.get("type")
-        if j.find("mimic") is not None:
-            raise ValueError(f"URDF joint {jname!r}: mimic joints are not supported")
-        if jtype not in ("fixed", "revolute", "continuous", "prismatic"):
+        if jtype not in _JOINT_TYPES:
             raise ValueError(f"URDF joint {jname!r}: type {jtype!r} is not supported "
-                             "(supported: fixed, revolute, continuous, prismatic)")
+                             f"(supported: {', '.join(_JOINT_TYPES)})")
+        if j.find("parent") is None or j.find("child") is None:
+            raise ValueError(f"URDF joint {jname!r}: needs a <parent link=...> and a <child link=...>")
         parent, child = j.find("parent").get("link"), j.find("child").get("link")
         for ln in (parent, child):
             if ln not in links:
@@ -99,18 +166,40 @@ def load_urdf(path, floating: bool = False, gravity=None, *, joint_damping: bool
                              "(add a LoopClosure to the model instead)")
         parent_of[child] = j
         children[parent].append(j)
+        if j.find("mimic") is not None and jtype != "fixed":
+            m = j.find("mimic")
+            where = f"joint {jname!r} mimic"
+            mimics[jname] = (m.get("joint"), _number(m, "multiplier", 1.0, where), _number(m, "offset", 0.0, where))
     roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         raise ValueError(f"URDF must have exactly one root link; found {roots or 'none (a cycle)'}")
-    return _build(links, children, roots[0], floating, gravity, joint_damping, root.get("name", path.stem))
+    types = {j.get("name"): j.get("type") for j in joints}
+    # Independent mode ignores the masters (as Pinocchio does, even a dangling one); coupling needs them.
+    for jname, (master, _, _) in mimics.items() if mimic == "coupled" else ():
+        if types.get(master) not in ("revolute", "continuous", "prismatic"):
+            raise ValueError(f"URDF joint {jname!r} mimics {master!r}, which is not a revolute, continuous "
+                             "or prismatic joint of the file")
+        if master in mimics:
+            raise ValueError(f"URDF joint {jname!r} mimics {master!r}, itself a mimic joint")
+    if mimics and mimic == "independent":
+        warnings.warn(f"URDF {path.name}: mimic joints {sorted(mimics)} are read as independent joints "
+                      "(as Pinocchio's default); pass mimic='coupled' to couple them to their masters",
+                      UserWarning, stacklevel=2)
+    model = _build(links, children, roots[0], floating, gravity, joint_damping, root.get("name", path.stem),
+                   tolerance)
+    if mimics and mimic == "coupled":
+        from .mimic import CoupledModel
+        return CoupledModel(model, mimics)
+    return model
 
 
 def _make_joint(j, damping):
     jname, jtype = j.get("name"), j.get("type")
     xyz, R = _origin(j, f"joint {jname!r}")
     axis = _vector(j.find("axis"), "xyz", (1.0, 0.0, 0.0), f"joint {jname!r} axis")
-    dyn = j.find("dynamics")
-    d = float(dyn.get("damping", 0.0)) if (damping and dyn is not None) else 0.0
+    if jtype != "fixed" and np.linalg.norm(axis) < 1e-12:
+        raise ValueError(f"URDF joint {jname!r}: axis must be non-zero; got {axis.tolist()}")
+    d = _number(j.find("dynamics"), "damping", 0.0, f"joint {jname!r} dynamics") if damping else 0.0
     if jtype == "fixed":
         return weld_joint(jname, rotation=R), xyz
     if jtype in ("revolute", "continuous"):
@@ -118,16 +207,27 @@ def _make_joint(j, damping):
     return prismatic_joint(jname, axis, rotation=R, damping=d), xyz
 
 
-def _build(links, children, root_name, floating, gravity, damping, robot_name):
+def _build(links, children, root_name, floating, gravity, damping, robot_name, tolerance):
     """Bodies depth-first from the root, children in joint-name order (Pinocchio's order)."""
+    raw = {name: _raw_inertial(link) for name, link in links.items()}
+    reference = max([np.abs(np.linalg.eigvalsh(J)).max() for _, _, J in raw.values()] + [0.0])
+
+    def link_body(name):
+        mass, com, J = raw[name]
+        J = _physical_inertia(name, J, reference, tolerance)
+        if mass == 0.0 and np.any(J) and (floating or name != root_name):
+            warnings.warn(f"URDF link {name!r}: zero mass with a non-zero inertia, read as a rotational "
+                          "inertia without mass (as Pinocchio)", UserWarning, stacklevel=4)
+        return body(name, mass, com=com, inertia=J)
+
     builder = ModelBuilder(gravity=gravity, name=robot_name)
-    builder.add_body(_link_body(links[root_name]), floating_root(root_name) if floating else fixed_root(root_name))
+    builder.add_body(link_body(root_name), floating_root(root_name) if floating else fixed_root(root_name))
 
     def visit(link_name):
         for j in sorted(children[link_name], key=lambda j: j.get("name")):
             joint, xyz = _make_joint(j, damping)
             child = j.find("child").get("link")
-            builder.add_body(_link_body(links[child]), joint, parent=link_name, position=xyz)
+            builder.add_body(link_body(child), joint, parent=link_name, position=xyz)
             visit(child)
 
     visit(root_name)

@@ -9,6 +9,7 @@ from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
 from .equilibrium import plot_equilibrium_study
 from .freefloating import plot_freefloating
+from .uncertain import plot_loop_margins, plot_uncertain_bode, plot_uncertain_sigma, plot_uncertain_time_response
 
 # One entry per line, so that each study's branch adds its own lines.
 __all__ = [
@@ -19,4 +20,8 @@ __all__ = [
     "plot_detumbling_study",
     "plot_equilibrium_study",
     "plot_freefloating",
+    "plot_uncertain_bode",
+    "plot_uncertain_sigma",
+    "plot_uncertain_time_response",
+    "plot_loop_margins",
 ]

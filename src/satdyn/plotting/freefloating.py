@@ -1,10 +1,10 @@
 """Figures of the `satdyn freefloating` study: the paper's Figs. 5-8 from a FreeFloatingStudy.
 
-For each system (first P4S → Figs. 5/6, then S6S → Figs. 7/8, as in seed 001 §8.2):
+For each system (first P4S → Figs. 5/6, then S6S → Figs. 7/8, as in Front. Robot. AI 5:41 (2018) §8.2):
 * motion figure: (A) joint rates with the base angular velocity, (B) joint angles with the
   base CoM position deviation;
 * momentum figure: (A) linear and (B) angular momentum of base, manipulator and total.
-Titles say that the systems are substitutes (spec §8.4), not the paper's.
+Titles say that the systems are substitutes, not the paper's.
 """
 
 from __future__ import annotations

@@ -33,3 +33,9 @@ __all__ = [
     "worst_case_gain", "worst_case_gain_mdelta", "WorstCaseGainResult",
     "modal_frequency_grid", "refine_peaks",
 ]
+from .responses import (UncertainFrequencyResponse, UncertainTimeResponse, uncertain_frequency_response,  # noqa: E402
+                        uncertain_time_response)
+from .margins import LoopMarginsResult, MarginSet, disk_gain_phase, loop_margins  # noqa: E402
+
+__all__ += ["UncertainFrequencyResponse", "UncertainTimeResponse", "uncertain_frequency_response",
+            "uncertain_time_response", "LoopMarginsResult", "MarginSet", "disk_gain_phase", "loop_margins"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_float_array", "as_batch_of", "broadcast_batches"]
+__all__ = ["as_float_array", "as_batch_of", "broadcast_batches", "as_inertia"]
 
 
 def as_float_array(value, name: str) -> np.ndarray:
@@ -44,3 +44,33 @@ def broadcast_batches(*named: tuple[np.ndarray, int]) -> tuple[int, ...]:
     except ValueError:
         listing = ", ".join(f"`{n}` {s}" for n, s in zip(names, shapes))
         raise ValueError(f"batch dimensions do not broadcast: {listing}") from None
+
+
+def as_inertia(value, name: str, *, positive_definite: bool = False, triangle: bool = True) -> np.ndarray:
+    """A physically realisable inertia tensor (..., 3, 3) about a centre of mass [kg m^2].
+
+    Checks, naming ``name``: symmetric; principal moments ``I1 <= I2 <= I3`` non-negative
+    (positive with ``positive_definite``, as a body whose inertia is inverted needs) and
+    satisfying the triangle inequality ``I1 + I2 >= I3`` (every mass distribution does:
+    ``I1 + I2 - I3 = 2 * integral of r_3^2 dm >= 0``; ``triangle=False`` skips this check
+    where a generic symmetric positive semi-definite block is legitimate). The tolerance is relative to the
+    largest moment, 1e-9: far above the rounding of a printed table's derived entries,
+    far below any physical difference.
+    """
+    J = as_batch_of(value, (3, 3), name)
+    scale = np.abs(J).max() if J.size else 0.0
+    tol = 1e-9 * max(scale, 1e-300)
+    if not np.allclose(J, np.swapaxes(J, -1, -2), rtol=0.0, atol=tol):
+        raise ValueError(f"`{name}` must be a symmetric (3, 3) inertia tensor [kg m^2]")
+    moments = np.linalg.eigvalsh(0.5 * (J + np.swapaxes(J, -1, -2)))
+    if positive_definite and (scale == 0.0 or np.any(moments[..., 0] <= tol)):
+        raise ValueError(f"`{name}` must be positive definite (every principal moment > 0) [kg m^2]; "
+                         f"smallest principal moment {moments[..., 0].min():.6g}")
+    if np.any(moments[..., 0] < -tol):
+        raise ValueError(f"`{name}` must be positive semi-definite [kg m^2]; "
+                         f"smallest principal moment {moments[..., 0].min():.6g}")
+    excess = moments[..., 2] - moments[..., 0] - moments[..., 1]
+    if triangle and np.any(excess > tol):
+        raise ValueError(f"`{name}` violates the triangle inequality of principal moments "
+                         f"(I1 + I2 >= I3 for every physical body); I3 exceeds I1 + I2 by {excess.max():.6g}")
+    return J

@@ -3,7 +3,7 @@
 The 6x6 rigid mass matrix of a body at a point P, ``D_P``, maps the classical
 acceleration twist ``[a_P; omega_dot]`` (velocity terms neglected) to the wrench
 ``[F; T_P]`` needed to produce it. At the centre of mass G, ``D_G = diag(m I, J_G)``;
-elsewhere ``D_P = tau_GP.T @ D_G @ tau_GP`` (spec 000a §1.7). It equals Pinocchio's
+elsewhere ``D_P = tau_GP.T @ D_G @ tau_GP`` (arXiv:2409.06017). It equals Pinocchio's
 ``Inertia(m, PG, J_G).matrix()``.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_batch_of, as_float_array, broadcast_batches
+from ._checks import as_batch_of, as_float_array, as_inertia, broadcast_batches
 from .algebra import _frame_change, _skew, _tau
 
 __all__ = [
@@ -39,7 +39,8 @@ def rigid_mass_matrix(mass, inertia, r_PG=None) -> np.ndarray:
     mass : float or array_like, shape (...)
         Mass [kg], positive.
     inertia : array_like, shape (..., 3, 3)
-        Inertia tensor about the centre of mass G [kg m^2], symmetric.
+        Inertia tensor about the centre of mass G [kg m^2]: symmetric, positive
+        semi-definite (zero for a point mass).
     r_PG : array_like, shape (..., 3), optional
         Vector from P to G [m]. Default: P = G.
 
@@ -49,9 +50,9 @@ def rigid_mass_matrix(mass, inertia, r_PG=None) -> np.ndarray:
         ``[[m I, m skew(GP)], [m skew(PG), J_G - m skew(PG)^2]]``.
     """
     m = _check_mass(mass)
-    J = as_batch_of(inertia, (3, 3), "inertia")
-    if not np.allclose(J, np.swapaxes(J, -1, -2), rtol=1e-10, atol=1e-12 * max(1.0, np.abs(J).max())):
-        raise ValueError("`inertia` must be symmetric")
+    # symmetric and positive semi-definite; the triangle inequality is the caller's (a body
+    # builder's) business: the 6x6 algebra is also used on generic positive blocks
+    J = as_inertia(inertia, "inertia", triangle=False)
     r = np.zeros(3) if r_PG is None else as_batch_of(r_PG, (3,), "r_PG")
     shape = broadcast_batches((m, 0, "mass"), (J, 2, "inertia"), (r, 1, "r_PG"))
     D_G = np.zeros(shape + (6, 6))
@@ -181,7 +182,8 @@ def composite_inertia(masses, coms, inertias, dcms=None):
     Parameters
     ----------
     masses : array_like, shape (..., n_bodies)
-        Body masses [kg].
+        Body masses [kg], >= 0 with a positive total (massless members carry no inertia
+        about their own CoM, or a rotational inertia only).
     coms : array_like, shape (..., n_bodies, 3)
         Body centres of mass [m] in the common frame b, from any common origin O.
     inertias : array_like, shape (..., n_bodies, 3, 3)
@@ -197,9 +199,12 @@ def composite_inertia(masses, coms, inertias, dcms=None):
     inertia : ndarray, shape (..., 3, 3)
         System inertia about its centre of mass, in frame b.
     """
-    m = _check_mass(masses, "masses")
+    m = as_float_array(masses, "masses")
     if m.ndim < 1:
         raise ValueError("`masses` must have shape (..., n_bodies)")
+    # Massless members (a URDF tool frame, a gimbal link) are allowed; the total must be positive.
+    if np.any(m < 0.0) or np.any(m.sum(axis=-1) <= 0.0):
+        raise ValueError(f"`masses` must be >= 0 [kg] with a positive total; got {m.tolist()}")
     r = as_batch_of(coms, (3,), "coms")
     J = as_batch_of(inertias, (3, 3), "inertias")
     if dcms is not None:

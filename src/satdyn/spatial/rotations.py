@@ -7,7 +7,7 @@ return or take that matrix. Quaternions are Hamilton, scalar-last ``[x, y, z, w]
 (SciPy and Pinocchio order); functions using ``[w, x, y, z]`` say ``wxyz`` in their name.
 
 Euler angles ``(phi, theta, psi)`` mean ``P_bi = Rz(psi) Ry(theta) Rx(phi)``
-(intrinsic Z-Y'-X'', "3-2-1"; seed 001 calls the same matrix "1-2-3").
+(intrinsic Z-Y'-X'', "3-2-1"; Front. Robot. AI 5:41 (2018) calls the same matrix "1-2-3").
 
 Conversions use :class:`scipy.spatial.transform.Rotation`; every function accepts
 leading batch dimensions.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ._checks import as_batch_of, broadcast_batches
+from ._checks import as_batch_of, as_float_array, broadcast_batches
 from .algebra import _skew
 
 __all__ = [
@@ -190,7 +190,7 @@ def rodrigues(axis, angle) -> np.ndarray:
     n = np.linalg.norm(u, axis=-1)
     if np.any(n < 1e-12):
         raise ValueError("`axis` must be a non-zero vector")
-    a = np.asarray(angle, dtype=float)
+    a = as_float_array(angle, "angle")
     broadcast_batches((u, 1, "axis"), (a, 0, "angle"))
     S = _skew(u / n[..., None])
     return np.eye(3) + np.sin(a)[..., None, None] * S + (1.0 - np.cos(a))[..., None, None] * (S @ S)
@@ -365,7 +365,7 @@ def euler_rate_matrix_inverse(angles, frame: str = "body") -> np.ndarray:
 def euler_rate_matrix(angles, frame: str = "body") -> np.ndarray:
     """Map from angular velocity to Euler 3-2-1 rates, ``angles_dot = Gamma(angles) @ omega``.
 
-    Body form (seed 004 App. B, seed 001 §2.9 corrected)::
+    Body form (arXiv:2505.03248 App. B, Front. Robot. AI 5:41 (2018) §2.9 corrected)::
 
         [[1, sin(phi) tan(theta), cos(phi) tan(theta)],
          [0, cos(phi),            -sin(phi)          ],

@@ -1,7 +1,7 @@
 """satdyn.titop: linear TITOP / N-port models of flexible multibody spacecraft.
 
 Every body and joint is a port model (acceleration twists and wrenches at its connection
-points, spec 000a); parameters (masses, modal frequencies, joint angles) may be
+points, arXiv:2409.06017); parameters (masses, modal frequencies, joint angles) may be
 uncertain or varying (:mod:`satdyn.lfr`), and :func:`connect` assembles the blocks into
 one LFR with named external ports.  See docs/titop.md.
 """

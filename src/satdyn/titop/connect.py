@@ -1,4 +1,4 @@
-"""``connect``: assemble port models into one LFR (spec 000a sections 1.8, 2.6.6).
+"""``connect``: assemble port models into one LFR (arXiv:2409.06017).
 
 Arguments
 ---------

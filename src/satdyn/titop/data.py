@@ -3,16 +3,16 @@
 Data files live in ``satdyn/data/titop/``:
 
 * ``paper000_table2_as_printed.json``, ``paper000_table3_as_printed.json``: Tables 2-3 of
-  arXiv 2409.06017 verbatim (spec 000a section 3);
-* ``paper000_table2_interpreted.json``: the interpreted reading of spec 000c (L_P and Phi_C
+  arXiv:2409.06017 verbatim;
+* ``paper000_table2_interpreted.json``: satdyn's interpreted reading (docs/titop.md) (L_P and Phi_C
   swapped back, F1 mode-2 L_Ry corrected, tile grid layouts);
 * ``arm_geometries.json``: the (unpublished, assumed) arm kinematics "Y45" (default),
-  "Y45-h22.5" and "spec-M1" (spec 000d);
+  "Y45-h22.5" and "spec-M1" (assumed geometry, docs/titop.md);
 * ``synthetic_hub_two_arrays.json``: the SYNTHETIC hub + two solar arrays of model 1.
 
 Units: SI; frequencies are given in Hz in the files (``*_hz``) and converted to rad/s once,
 here (``omega``). Off-diagonal inertia entries of the paper tables are products of inertia
-by default (``inertia_convention="poi"``, spec 000a D1): tensor = [[Jxx, -Pxy, -Pxz], ...].
+by default (``inertia_convention="poi"``, satdyn's reading, docs/titop.md): tensor = [[Jxx, -Pxy, -Pxz], ...].
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def inertia_tensor(printed, convention: str = "poi") -> np.ndarray:
 
 
 def _exact_sqrt3(P, scale: float = 1.0) -> np.ndarray:
-    """Replace the printed ``scale * 0.866`` by ``scale * sqrt(3)/2`` (spec 000a D9, 000d A10)."""
+    """Replace the printed ``scale * 0.866`` by ``scale * sqrt(3)/2`` (satdyn's reading, docs/titop.md)."""
     P = np.array(P, dtype=float)
     return np.where(np.isclose(np.abs(P), 0.866 * scale, atol=5e-4 * scale), np.sign(P) * _SQRT3_2 * scale, P)
 
@@ -146,7 +146,7 @@ class RobotData:
 
 @dataclass(frozen=True)
 class AssemblySpacecraftData:
-    """Spacecraft of the on-orbit assembly scenario (Tables 2-3, spec 000a section 2.6)."""
+    """Spacecraft of the on-orbit assembly scenario (Tables 2-3, arXiv:2409.06017)."""
 
     reading: str
     layout: str
@@ -157,7 +157,7 @@ class AssemblySpacecraftData:
     P_s_b: np.ndarray
     P_f_b: np.ndarray
     array_D_P1: np.ndarray
-    array_modes: ModalData      # the 2 listed modes (spec 000a D3)
+    array_modes: ModalData      # the 2 listed modes (satdyn's reading, docs/titop.md)
     array_r_omega: float
     r_P3_C0: np.ndarray
     tile_centres: np.ndarray    # (28, 3) in R_fn, assembly order
@@ -175,14 +175,14 @@ class AssemblySpacecraftData:
 
 
 def tile_centres(layout: str = "B") -> np.ndarray:
-    """(28, 3) tile centres in R_fn in assembly order (spec 000c: layout 'B' default)."""
+    """(28, 3) tile centres in R_fn in assembly order (satdyn's interpreted reading, docs/titop.md: layout 'B' default)."""
     _choice(layout, TILE_LAYOUTS, "layout")
     grid = _read("paper000_table2_interpreted.json")["tile_grid"]
     return np.array([[x, y, 0.0] for y, xs in zip(grid["row_y"], grid["row_x_order"][layout]) for x in xs])
 
 
 def structure_mass_matrix(n: int, centres, tile_mass: float, tile_inertia) -> np.ndarray:
-    """Rigid mass matrix of F_n at P2 by rigid composition of its n tiles (spec 000a D4)."""
+    """Rigid mass matrix of F_n at P2 by rigid composition of its n tiles (satdyn's reading, docs/titop.md)."""
     centres = np.asarray(centres, dtype=float)
     if not 1 <= n <= len(centres):
         raise ValueError(f"`n` must be in 1..{len(centres)}; got {n}")
@@ -211,7 +211,7 @@ def _arm_geometry(name: str) -> ArmGeometry:
 
 
 def load_arm_geometry(name: str = "Y45") -> ArmGeometry:
-    """Arm geometry by name: "Y45" (default, spec 000d), "Y45-h22.5" or "spec-M1" (000a M1)."""
+    """Arm geometry by name: "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5" or "spec-M1" (a placeholder geometry)."""
     return _arm_geometry(_choice(name, ARM_GEOMETRIES, "arm_geometry"))
 
 
@@ -232,16 +232,16 @@ def load_robot(arm_geometry: str = "Y45") -> RobotData:
 
 def load_assembly_spacecraft(reading: str = "interpreted", *, layout: str = "B",
                              inertia_convention: str = "poi", arm_geometry: str = "Y45") -> AssemblySpacecraftData:
-    """Tables 2-3 as typed data (spec 000a section 3, spec 000c).
+    """Tables 2-3 as typed data (arXiv:2409.06017, satdyn's interpreted reading, docs/titop.md).
 
     Parameters
     ----------
     reading : {"interpreted", "as-printed"}
-        Which reading of Table 2's L_P / Phi_C for F1 and F26 (spec 000c section 7.4).
+        Which reading of Table 2's L_P / Phi_C for F1 and F26 (satdyn's interpreted reading, docs/titop.md).
     layout : {"B", "A"}
-        Tile assembly order; "B" puts tile 25 at (-0.5, 6.5) as printed (spec 000c).
+        Tile assembly order; "B" puts tile 25 at (-0.5, 6.5) as printed (satdyn's interpreted reading, docs/titop.md).
     inertia_convention : {"poi", "tensor"}
-        Meaning of the printed off-diagonal inertia entries of the hub and array (spec 000a D1).
+        Meaning of the printed off-diagonal inertia entries of the hub and array (satdyn's reading, docs/titop.md).
     arm_geometry : str
         Robot arm geometry (:func:`load_arm_geometry`).
     """
@@ -254,7 +254,7 @@ def load_assembly_spacecraft(reading: str = "interpreted", *, layout: str = "B",
     sa = t2["solar_array"]
     array_D = rigid_mass_matrix(sa["mass"], inertia_tensor(sa["inertia_at_S1_printed"], inertia_convention),
                                 sa["r_P1_S1"])
-    n_array = len(sa["frequencies_hz"])       # rows 1-2 of the printed 6x6 L (spec 000a D3)
+    n_array = len(sa["frequencies_hz"])       # rows 1-2 of the printed 6x6 L (satdyn's reading, docs/titop.md)
     array_modes = ModalData(omega=2.0 * np.pi * np.array(sa["frequencies_hz"]),
                             damping=np.array(sa["damping"], dtype=float),
                             L_P=np.array(sa["L_P1"], dtype=float)[:n_array])
@@ -304,6 +304,7 @@ class HubTwoArraysData:
     r_omega: float
     angle_range: tuple
     synthetic: bool = True
+    mode_names: tuple = ()       # names of the array's clamped modes, in order
 
 
 def load_hub_two_arrays() -> HubTwoArraysData:
@@ -322,4 +323,5 @@ def load_hub_two_arrays() -> HubTwoArraysData:
                               L_P=np.array(arr["L_P"], dtype=float)),
         r_omega=arr["first_frequency_uncertainty_percent"] / 100.0,
         angle_range=tuple(np.deg2rad(d["array_angle_range_deg"])),
+        mode_names=tuple(arr.get("mode_names", ())),
     )

@@ -1,4 +1,4 @@
-"""Flexible body: the TITOP N-port model from clamped-free modal data (spec 000a section 2.1).
+"""Flexible body: the TITOP N-port model from clamped-free modal data (arXiv:2409.06017).
 
 ``flexible_body(name, D_P, frequencies, damping, L_P, children, ...)``
 
@@ -8,7 +8,7 @@ D_P : (6, 6)                  rigid mass matrix at the parent port P, body frame
                               matrix tau_GP^T D_G tau_GP, erratum T1 / E000-1; build it with
                               :func:`satdyn.spatial.rigid_mass_matrix`)
 frequencies : (n,)            clamped-free modal frequencies omega_j [rad/s]; an entry may be a
-                              Parameter (uncertain/varying omega_j, 2 occurrences, spec 2.6.3)
+                              Parameter (uncertain/varying omega_j, 2 occurrences)
 damping : (n,) or float       modal damping ratios xi_j (constant when omega_j varies)
 L_P : (n, 6)                  modal participation factors at P (rows = modes)
 children : dict name -> (r_PC (3,), Phi_C (6, n))
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..lfr import LFR, Parameter
 from ..spatial import tau
-from ..spatial._checks import as_batch_of
+from ..spatial._checks import as_batch_of, as_float_array
 from ._lfrtools import close_raw
 from .ports import ACC, WRENCH, make_port_model
 
@@ -47,8 +47,12 @@ class ResidualMassWarning(UserWarning):
 
 
 def residual_mass(D_P, L_P) -> np.ndarray:
-    """``R_P = D_P - L_P^T L_P`` (eq. 6)."""
-    return np.asarray(D_P, dtype=float) - np.asarray(L_P, dtype=float).T @ np.asarray(L_P, dtype=float)
+    """``R_P = D_P - L_P^T L_P`` (eq. 6); ``D_P`` (6, 6), ``L_P`` (n, 6)."""
+    D_P = as_batch_of(D_P, (6, 6), "D_P")
+    L_P = as_batch_of(L_P, (6,), "L_P")
+    if D_P.shape != (6, 6) or L_P.ndim != 2:
+        raise ValueError(f"`D_P` must be (6, 6) and `L_P` (n, 6); got {D_P.shape} and {L_P.shape}")
+    return D_P - L_P.T @ L_P
 
 
 def _split_frequencies(frequencies, n):
@@ -65,6 +69,60 @@ def _split_frequencies(frequencies, n):
     return omega0, params
 
 
+def _check_mass_matrix(D_P) -> np.ndarray:
+    D_P = as_batch_of(D_P, (6, 6), "D_P")
+    if D_P.shape != (6, 6):
+        raise ValueError(f"`D_P` must be one (6, 6) rigid mass matrix; got shape {D_P.shape}")
+    scale = max(np.abs(D_P).max(), 1e-300)
+    if not np.allclose(D_P, D_P.T, rtol=0.0, atol=1e-9 * scale):
+        raise ValueError("`D_P` must be symmetric (a rigid mass matrix at P)")
+    if np.linalg.eigvalsh(0.5 * (D_P + D_P.T))[0] <= 1e-12 * scale:
+        raise ValueError("`D_P` must be positive definite (positive mass and inertia)")
+    return D_P
+
+
+def _frequency_list(frequencies) -> list:
+    if isinstance(frequencies, Parameter):
+        return [frequencies]
+    if isinstance(frequencies, (list, tuple)):
+        items = list(frequencies)
+    else:
+        try:
+            array = np.asarray(frequencies, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("`frequencies` must be a sequence of numbers or Parameters [rad/s]") from None
+        if array.ndim > 1:
+            raise ValueError(f"`frequencies` must be one-dimensional (n,) [rad/s]; got shape {array.shape}")
+        items = list(np.atleast_1d(array))
+    for j, w in enumerate(items):
+        if not isinstance(w, Parameter) and np.ndim(w) != 0:
+            raise ValueError(f"`frequencies[{j}]` must be a number or a Parameter [rad/s]; got {w!r}")
+    return items
+
+
+def _check_damping(damping, n) -> np.ndarray:
+    xi = as_float_array(damping, "damping")
+    if xi.ndim == 0:
+        xi = np.full(n, float(xi))
+    if xi.shape != (n,):
+        raise ValueError(f"`damping` must be one ratio or {n} ratios (one per frequency); got shape {xi.shape}")
+    if np.any(xi < 0):
+        raise ValueError(f"`damping` must be >= 0; got {xi}")
+    return xi
+
+
+def _check_shape(value, shape, name, meaning) -> np.ndarray:
+    """Exact-shape check (no silent reshape: a transposed matrix is an error, not a new matrix)."""
+    array = as_float_array(value, name)
+    if shape[0] == 0 or (len(shape) == 2 and shape[1] == 0):
+        if array.size == 0:
+            return np.zeros(shape)
+    if array.shape != shape:
+        hint = " (transposed?)" if array.ndim == 2 and array.shape == shape[::-1] else ""
+        raise ValueError(f"`{name}` must have shape {shape} ({meaning}); got {array.shape}{hint}")
+    return array
+
+
 def flexible_body(name: str, D_P, frequencies, damping, L_P, children: dict | None = None, *,
                   parent: str = "P", frame: str | None = None, strict: bool = False):
     """TITOP model of a flexible body (see the module docstring). Returns a :class:`PortModel`.
@@ -73,28 +131,28 @@ def flexible_body(name: str, D_P, frequencies, damping, L_P, children: dict | No
     """
     if not isinstance(name, str) or not name or "." in name:
         raise ValueError(f"`name` must be a non-empty str without '.'; got {name!r}")
-    D_P = as_batch_of(D_P, (6, 6), "D_P")
-    if D_P.ndim != 2 or not np.allclose(D_P, D_P.T, atol=1e-9 * max(1.0, np.abs(D_P).max())):
-        raise ValueError("`D_P` must be one symmetric (6, 6) matrix")
-    freqs = list(np.atleast_1d(frequencies)) if not isinstance(frequencies, Parameter) else [frequencies]
+    D_P = _check_mass_matrix(D_P)
+    freqs = _frequency_list(frequencies)
     n = len(freqs)
     omega0, params = _split_frequencies(freqs, n)
-    xi = np.broadcast_to(np.asarray(damping, dtype=float), (n,)).copy()
-    if np.any(xi < 0):
-        raise ValueError(f"`damping` must be >= 0; got {xi}")
-    L = np.asarray(L_P, dtype=float).reshape(n, 6) if n else np.zeros((0, 6))
-    if L.shape != (n, 6):
-        raise ValueError(f"`L_P` must have shape ({n}, 6); got {np.shape(L_P)}")
+    xi = _check_damping(damping, n)
+    L = _check_shape(L_P, (n, 6), "L_P", "participation factors, rows = modes")
+    if children is not None and not isinstance(children, dict):
+        raise TypeError(f"`children` must be a dict {{port name: (r_PC (3,), Phi_C (6, n))}}; "
+                        f"got {type(children).__name__}")
     children = {} if children is None else dict(children)
     child_names = list(children)
+    if parent in children:
+        raise ValueError(f"`parent` port {parent!r} is also a name in `children`")
     T, Phi = [], []
     for c in child_names:
-        r_PC, phi = children[c]
-        T.append(tau(-as_batch_of(r_PC, (3,), f"children[{c!r}] r_PC")))
-        phi = np.asarray(phi, dtype=float).reshape(6, n) if n else np.zeros((6, 0))
-        if phi.shape != (6, n):
-            raise ValueError(f"children[{c!r}] Phi_C must have shape (6, {n})")
-        Phi.append(phi)
+        entry = children[c]
+        if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+            raise TypeError(f"`children[{c!r}]` must be a pair (r_PC (3,), Phi_C (6, {n}))")
+        r_PC, phi = entry
+        r_PC = _check_shape(r_PC, (3,), f"children[{c!r}] r_PC", "vector from P to C [m]")
+        T.append(tau(-r_PC))
+        Phi.append(_check_shape(phi, (6, n), f"children[{c!r}] Phi_C", "modal shapes at C, columns = modes"))
 
     R = residual_mass(D_P, L)
     lam = np.linalg.eigvalsh(0.5 * (R + R.T))

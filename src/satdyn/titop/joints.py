@@ -1,13 +1,13 @@
 """Connection and joint blocks: frame change, revolute (frozen / actuated), prismatic (actuated).
 
-Every block here is a two-port "like a TITOP" (spec 000a section 2.3): port ``parent``
+Every block here is a two-port "like a TITOP" (arXiv:2409.06017): port ``parent``
 (direct, parent frame: acceleration in, wrench on the parent out) and port ``child``
 (inverse, child frame: wrench from the child in, acceleration out).
 
 Arguments used below
 --------------------
 P_cp : (3, 3) array or 3x3 LFR   DCM P_{child/parent}: [v]_parent = P_cp [v]_child
-axis : (3,)                      unit joint axis v in the CHILD frame (spec 000a: P_{c/p}(a) =
+axis : (3,)                      unit joint axis v in the CHILD frame (arXiv:2409.06017: P_{c/p}(a) =
                                  P0 expm(a *v)); the parent-frame axis is r_p = P0 v
 angle : float or Parameter       joint angle [rad]; a Parameter needs transform "tan_quarter"
                                  (|a| < 2 pi, 4 occurrences per rotation) or "tan_half"
@@ -17,7 +17,7 @@ frames : (str, str)              frame labels (parent, child)
 Frozen revolute joint: the constant-orientation block K(P(a)) with the angle a parameter:
 16 occurrences of tan(a/4) (P^T twice on the acceleration, P twice on the wrench).
 
-Actuated revolute joint (spec 003 section 3.4, zero acceleration field): one more DOF
+Actuated revolute joint (arXiv:2109.00407, zero acceleration field): one more DOF
 theta about the axis, rotor inertia J >= 0, spring K_p and damper K_d, motor torque T_m:
 
     J theta'' = T_r + r_c6^T W_c - J r_p^T w'_p,      T_r = T_m - K_p theta - K_d theta'
@@ -98,17 +98,17 @@ def _two_port(name, lfr, frames, extra_in=(), extra_out=()):
 
 
 def frame_change(name: str, P_cp, *, frames=None) -> PortModel:
-    """Constant-orientation connection K(P) (spec 000a section 2.3): orthogonal, K^-1 = K^T."""
+    """Constant-orientation connection K(P) (arXiv:2409.06017): orthogonal, K^-1 = K^T."""
     _check_name(name)
     P = P_cp if is_parametric(P_cp) else _check_dcm(P_cp)
     return _two_port(name, _kappa(P), _frames(frames, name))
 
 
 def revolute_joint(name: str, axis, angle=0.0, *, offset=None, frames=None, reverse: bool = False) -> PortModel:
-    """Frozen-angle revolute joint R(a) = K(P0 expm(a *v)) (spec 000a sections 2.3-2.4).
+    """Frozen-angle revolute joint R(a) = K(P0 expm(a *v)) (arXiv:2409.06017).
 
     ``reverse=True`` builds the block for the other direction (parent = the joint's child
-    body), i.e. K(P^T) from the transposed rotation LFR (reversed arms, spec 000a 2.5 (b)).
+    body), i.e. K(P^T) from the transposed rotation LFR (reversed arms, arXiv:2409.06017).
     """
     _check_name(name)
     if isinstance(angle, Parameter) and angle.transform not in ("tan_half", "tan_quarter"):
@@ -126,8 +126,10 @@ def _actuated(name, frames, Pbar, r_p, r_c, inertia, kp, kd, causality, Wbar, tr
     """Shared builder of the actuated revolute / prismatic joints (see module docstring)."""
     if causality not in ("torque", "angle"):
         raise ValueError(f"`causality` must be 'torque' or 'angle'; got {causality!r}")
-    if inertia < 0 or kp < 0 or kd < 0:
-        raise ValueError("rotor inertia / slider mass, stiffness and damping must be >= 0")
+    names = ("slider_mass" if translational else "rotor_inertia", "stiffness", "damping")
+    for label, value in zip(names, (inertia, kp, kd)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"`{label}` must be finite and >= 0; got {value!r}")
     if translational:       # force along the axis, linear acceleration
         e_c = np.r_[r_c, 0, 0, 0]
         e_p = np.r_[r_p, 0, 0, 0]
@@ -189,7 +191,7 @@ def _port(model, name, kind, frame):
 def actuated_revolute_joint(name: str, axis, angle=0.0, *, offset=None, rotor_inertia: float = 0.0,
                             stiffness: float = 0.0, damping: float = 0.0, causality: str = "torque",
                             equilibrium_wrench=None, frames=None) -> PortModel:
-    """Actuated revolute joint linearised at the angle ``angle`` (spec 003 section 3.4).
+    """Actuated revolute joint linearised at the angle ``angle`` (arXiv:2109.00407).
 
     Inputs: ports ``child`` (W), ``parent`` (acc), and ``<name>:Tm`` (motor torque [N m],
     causality "torque") or ``<name>:qdd`` (joint acceleration, causality "angle").

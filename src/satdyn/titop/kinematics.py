@@ -1,6 +1,6 @@
 """Forward kinematics of the arm and the three-arm robot, and their composite rigid mass matrices.
 
-These are the numeric (non-LFR) oracles of the arm and robot blocks (spec 000a section 2.5
+These are the numeric (non-LFR) oracles of the arm and robot blocks (arXiv:2409.06017
 "physical meaning and key test", section 2.6.4 "what the robot subsystem reduces to").
 
 Arguments
@@ -107,7 +107,7 @@ def robot_pose(robot: RobotData, angles, dock: int = 1) -> RobotPose:
 def robot_mass_matrix(robot: RobotData, angles, dock: int = 1, carry_tile: bool = False) -> np.ndarray:
     """D^rob_{Cj}: composite rigid mass matrix of the robot at the docked foot, its frame.
 
-    18 links + hub C (+ the tile at J0 of R3 when ``carry_tile``), spec 000a section 2.6.4.
+    18 links + hub C (+ the tile at J0 of R3 when ``carry_tile``), arXiv:2409.06017
     """
     pose = robot_pose(robot, angles, dock)
     D = sum(_links_mass_matrix(robot.arm, pose.points[k], pose.dcms[k], np.zeros(3)) for k in range(3))

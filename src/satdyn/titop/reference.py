@@ -1,4 +1,4 @@
-"""Numeric second-order reference (M, C, K) model of the assembly spacecraft (spec 000a section 2.6.5).
+"""Numeric second-order reference (M, C, K) model of the assembly spacecraft (arXiv:2409.06017).
 
 Built directly with numpy from the data, independently of the port blocks and of the LFR
 machinery: it is the oracle of the block model of :mod:`satdyn.titop.models.assembly`.
@@ -70,7 +70,7 @@ def stack_mass_matrix(data: AssemblySpacecraftData, n: int, carry_tile: bool) ->
     """D^S_P3 from eq. 13 (m^S = m^T (N - n - delta), J^S = J^T (N - n - delta)); None if empty."""
     count = data.n_tiles_total - n - int(carry_tile)
     if count < 0:
-        raise ValueError(f"n = {n} with a carried tile leaves {count} tiles in the stack (spec 000a D8)")
+        raise ValueError(f"n = {n} with a carried tile leaves {count} tiles in the stack (satdyn's reading, docs/titop.md)")
     if count == 0:
         return None
     return rigid_mass_matrix(data.tile_mass * count, data.robot.tile_inertia * count, data.r_P3_C0)
@@ -85,7 +85,7 @@ def _modes_with(modes: ModalData, r_omega, delta_omega) -> tuple[np.ndarray, np.
 def assembly_reference(data: AssemblySpacecraftData, *, n: int = 26, robot_angles=None, dock: int = 1,
                        carry_tile: bool = False, delta_omega: float = 0.0, with_structure: bool = True,
                        with_stack: bool = True, with_robot: bool = True) -> SecondOrderModel:
-    """The (M, C, K) model of spec 000a section 2.6.5 at one configuration.
+    """The (M, C, K) model of arXiv:2409.06017 at one configuration.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Rigid-body N-port models (spec 000a section 2.2, eqs. 7-10).
+"""Rigid-body N-port models (arXiv:2409.06017, eqs. 7-10).
 
 ``rigid_body(name, mass, inertia, ports, ...)``
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from ..lfr import as_lfr, blockdiag, invert_channels
 from ..spatial import rigid_mass_matrix, tau
-from ..spatial._checks import as_batch_of
+from ..spatial._checks import as_batch_of, as_float_array, as_inertia
 from ._lfrtools import is_parametric, negate, to_lfr
 from .ports import ACC, WRENCH, make_port_model
 
@@ -63,10 +63,25 @@ def rigid_body(name: str, mass, inertia, ports: dict, *, direct: str | None = No
     if direct is not None and direct not in ports:
         raise ValueError(f"`direct` must be one of the port names {names}; got {direct!r}")
     if not names and com_port is None:
-        raise ValueError("a rigid body needs at least one port")
-    if not is_parametric(mass) and not float(mass) > 0:
-        raise ValueError(f"`mass` must be positive [kg]; got {mass}")
+        raise ValueError("`ports` is empty and `com_port` is None: a rigid body needs at least one port")
+    if not is_parametric(mass):
+        m = as_float_array(mass, "mass")
+        if m.shape not in ((), (1,), (1, 1)) or not float(m.reshape(-1)[0]) > 0:
+            raise ValueError(f"`mass` must be one positive number [kg]; got {mass!r}")
+    if not is_parametric(inertia):
+        # D_G is inverted: a zero (or singular) inertia has no port model
+        as_inertia(inertia, "inertia", positive_definite=True)
+        if np.shape(inertia) != (3, 3):
+            raise ValueError(f"`inertia` must be one (3, 3) matrix [kg m^2]; got shape {np.shape(inertia)}")
+    else:
+        nominal = to_lfr(inertia)
+        if nominal.shape == (3, 3) and nominal.is_static:
+            as_inertia(np.asarray(nominal.nominal(), dtype=float), "inertia (nominal value)",
+                       positive_definite=True)
     frame = name if frame is None else frame
+    for p in names:
+        if np.shape(as_batch_of(ports[p], (3,), f"ports[{p!r}]")) != (3,):
+            raise ValueError(f"`ports[{p!r}]` must be one vector r_GP of shape (3,) [m]; got shape {np.shape(ports[p])}")
     T = [tau(-as_batch_of(ports[p], (3,), f"ports[{p!r}]")) for p in names]
     if com_port is not None:
         T.append(np.eye(6))
@@ -90,7 +105,7 @@ def invert_port(model, port: str):
 
     The wrench keeps the "applied by the other body on this one" meaning at an inverse
     port and "applied by this body on its parent" at a direct port, so the wrench signal
-    changes sign in the swap (spec 000a section 2.2.4). Inverting twice is the identity.
+    changes sign in the swap (arXiv:2409.06017). Inverting twice is the identity.
     Needs the port's feedthrough block to be invertible (rigid ports, the parent port of a
     TITOP with positive definite residual mass).
     """

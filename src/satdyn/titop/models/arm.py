@@ -1,18 +1,18 @@
-"""Model 2: the 5-joint, 6-link robotic arm Z_{J0 J6} (spec 000a section 2.5) with frozen joint angles.
+"""Model 2: the 5-joint, 6-link robotic arm Z_{J0 J6} (arXiv:2409.06017) with frozen joint angles.
 
 ``robotic_arm(name, geometry="Y45", angles=None, reverse=False)``
 
 Arguments
 ---------
 name : str                       model name; link/joint blocks are "<name>_L<i>", "<name>_q<k>"
-geometry : str or ArmGeometry    "Y45" (default, spec 000d), "Y45-h22.5", "spec-M1" (000a M1)
+geometry : str or ArmGeometry    "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5", "spec-M1" (a placeholder geometry)
 angles : None, (5,) floats or Parameters
                                  None: varying parameters "<name>.alpha<k>" in [-pi, pi] with
                                  tan(a/4) (16 occurrences per joint, 80 per arm)
 reverse : bool                   False: parent port J0 (foot, direct, frame "<name>.l0"), child
                                  port J6 (hub side, inverse, frame "<name>.l5");
                                  True: the reversed TITOP, parent J6 (direct), child J0 (inverse),
-                                 built from J6 down to J0 (spec 000a 2.5, construction (b))
+                                 built from J6 down to J0 (arXiv:2409.06017, construction (b))
 
 Returns a PortModel with ports "J0" and "J6" (keys "<name>.J0", "<name>.J6").
 """

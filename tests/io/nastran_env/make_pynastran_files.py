@@ -1,0 +1,81 @@
+"""Write the beam's normal modes with pyNastran (an independent writer of NASTRAN's layouts).
+
+Run in an environment of its own (pyNastran 1.4 requires numpy < 2):
+
+    python -m venv /tmp/nas-venv && /tmp/nas-venv/bin/pip install pyNastran control jsonschema pyyaml tqdm threadpoolctl networkx
+    PYTHONPATH=src /tmp/nas-venv/bin/python tests/io/nastran_env/make_pynastran_files.py OUTDIR
+
+It writes OUTDIR/beam_pynastran.f06 with pyNastran's F06 writers (real eigenvalues and
+eigenvectors, MAX-normalised), reads it back with satdyn.io.read_f06 and checks it against
+the beam's own modes. The F06 is committed as tests/io/data/beam_pynastran.f06 for the main
+suite (tests/io/test_nastran.py). It also writes OUTDIR/beam_pynastran.op2 with pyNastran's
+OP2 writer and reads it with satdyn.io.read_op2 (pyNastran 1.4.1 writes the eigenvectors,
+table code 7, but skips the eigenvalue table LAMA: frequencies then come from the
+eigenvector table and the generalised masses are unknown).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from io_beam_fe import beam_modes  # noqa: E402
+from io_f06_writer import normalise  # noqa: E402
+
+N_EL, LENGTH, N_MODES = 8, 2.0, 4
+
+
+def main(out: Path):
+    from pyNastran.op2.tables.lama_eigenvalues.lama_objects import RealEigenvalues
+    from pyNastran.op2.tables.oug.oug_eigenvectors import RealEigenvectorArray
+
+    b = beam_modes(N_EL, LENGTH, N_MODES)
+    printed, gen = normalise(b.shapes, b.M, "MAX")
+    nodes = np.arange(1, N_EL + 2)
+    node_gridtype = np.column_stack([nodes, np.ones(nodes.size, int)])
+    modes = np.arange(1, N_MODES + 1)
+    lam = b.omega ** 2
+    vec = RealEigenvectorArray.add_modal_case("OUGV1", node_gridtype, printed, 1, modes, lam, b.omega / 2 / np.pi,
+                                              is_sort1=True)
+    eig = RealEigenvalues("beam", "LAMA", nmodes=N_MODES)
+    eig.mode[:] = modes
+    eig.extraction_order[:] = modes
+    eig.eigenvalues[:] = lam
+    eig.radians[:] = b.omega
+    eig.cycles[:] = b.omega / 2 / np.pi
+    eig.generalized_mass[:] = gen
+    eig.generalized_stiffness[:] = gen * lam
+    out.mkdir(parents=True, exist_ok=True)
+    from pyNastran.op2.op2 import OP2
+
+    vec.table_code = 7                      # real eigenvectors (add_modal_case leaves displacement's 1)
+    op2 = OP2()
+    op2.eigenvectors[1] = vec
+    op2.eigenvalues["beam"] = eig
+    op2.set_mode("msc")
+    op2.write_op2(str(out / "beam_pynastran.op2"))
+    stamp = "1    BEAM                                          NOVEMBER  25, 2026  MSC Nastran  PAGE %8i\n"
+    with open(out / "beam_pynastran.f06", "w") as f06:
+        page = eig.write_f06(f06, header=[], page_stamp=stamp, page_num=1)
+        vec.write_f06(f06, header=["0                                                                                                            SUBCASE 1\n"],
+                      page_stamp=stamp, page_num=page + 1)
+
+    from satdyn.io import read_f06, read_op2
+
+    for res in (read_f06(out / "beam_pynastran.f06"), read_op2(out / "beam_pynastran.op2")):
+        # pyNastran stores float32: 7 significant digits at best
+        assert np.allclose(res.radians, b.omega, rtol=1e-6), res.radians
+        if res.layout != "OP2":
+            assert np.allclose(res.generalized_mass, gen, rtol=1e-6)
+        tip = res.eigenvectors[N_EL + 1]
+        assert np.abs(tip - printed[:, -1]).max() <= 1e-6 * np.abs(printed[:, -1]).max()
+        print(res.layout, "ok:", res.modes.size, "modes,", len(res.eigenvectors), "grids")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("."))
