@@ -113,7 +113,8 @@ def _ports(ports, name="ports"):
     out = {}
     for k, p in ports.items():
         if not isinstance(k, str) or not k or k == "P":
-            raise ValueError(f"`{name}`: port names must be non-empty strings other than 'P' (the parent port); got {k!r}")
+            raise ValueError(f"`{name}`: port names must be non-empty strings other than 'P' "
+                             f"(the parent port); got {k!r}")
         a = as_batch_of(p, (3,), f"{name}[{k!r}]")
         if a.shape != (3,):
             raise ValueError(f"`{name}[{k!r}]` must have shape (3,); got {a.shape}")
@@ -139,7 +140,8 @@ class _Body:
             raise ValueError(f"`mass` must be >= 0 [kg]; got {m}")
         self.mass = m
         self.com = np.zeros(3) if com is None else _vector(com, 3, "com").copy()
-        self.inertia = np.zeros((3, 3)) if inertia is None else as_batch_of(inertia, (3, 3), "inertia").reshape(3, 3).copy()
+        self.inertia = (np.zeros((3, 3)) if inertia is None
+                        else as_batch_of(inertia, (3, 3), "inertia").reshape(3, 3).copy())
         if m == 0.0:
             if np.any(self.inertia):
                 raise ValueError("`inertia` must be zero when `mass` is 0 (a massless frame)")

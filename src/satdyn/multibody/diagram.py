@@ -120,11 +120,13 @@ class BlockDiagram:
                 raise ValueError("`block`: the first block is the root: a FloatingBodyBlock or GroundBlock, no parent")
         else:
             if not isinstance(block, _CHILDREN):
-                raise TypeError(f"`block` must be a WeldBlock, RevoluteBlock or PrismaticBlock; got {type(block).__name__}")
+                raise TypeError("`block` must be a WeldBlock, RevoluteBlock or PrismaticBlock; "
+                                f"got {type(block).__name__}")
             if parent not in self.blocks:
                 raise ValueError(f"`parent` must be an added block {list(self.blocks)}; got {parent!r}")
             if port != "P" and port not in self.blocks[parent].ports:
-                raise ValueError(f"`port`: block {parent!r} has no port {port!r}; ports: {['P', *self.blocks[parent].ports]}")
+                raise ValueError(f"`port`: block {parent!r} has no port {port!r}; "
+                                 f"ports: {['P', *self.blocks[parent].ports]}")
             self.parent[name] = (parent, port)
         self.blocks[name] = block
 
@@ -193,7 +195,8 @@ class BlockDiagram:
         if callable(efforts):
             efforts = efforts(t, x)
         if not isinstance(efforts, dict) or not set(efforts) <= set(joints):
-            raise ValueError(f"`efforts` must be a dict {{joint block: effort}} over {joints} (or a callable returning one)")
+            raise ValueError(f"`efforts` must be a dict {{joint block: effort}} over {joints} "
+                             "(or a callable returning one)")
         return {j: float(efforts.get(j, 0.0)) for j in joints}
 
     def _pass(self, t, x, w, efforts, prescribed=None):
@@ -314,8 +317,8 @@ class BlockDiagram:
         x0 = np.asarray(x0, dtype=float)
         if x0.shape != (self.n_states,):
             raise ValueError(f"`x0` must have shape ({self.n_states},); got {x0.shape}")
-        sol = solve_ivp(lambda t, x: self.derivative(t, x, efforts, prescribed=prescribed), t_span, x0, method=method, rtol=rtol,
-                        atol=atol, t_eval=t_eval)
+        sol = solve_ivp(lambda t, x: self.derivative(t, x, efforts, prescribed=prescribed), t_span, x0,
+                        method=method, rtol=rtol, atol=atol, t_eval=t_eval)
         if not sol.success:
             raise RuntimeError(f"integration failed: {sol.message}")
         return DiagramSimulation(sol.t, sol.y.T, self.state_names)

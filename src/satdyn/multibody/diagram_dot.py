@@ -57,7 +57,8 @@ def diagram_to_dot(diagram, *, title: str | None = None) -> str:
         if name in diagram.parent:
             ins.append(("in_m", "m P"))
             outs.append(("out_W", "W to parent"))
-        used = sorted({port for _, port in children_of.get(name, [])} | {p for b, p in ext_ports | cl_ports if b == name},
+        used = sorted({port for _, port in children_of.get(name, [])}
+                      | {p for b, p in ext_ports | cl_ports if b == name},
                       key=lambda p: (p != "P", p))
         for port in used:
             ins.append((f"in_W_{_port_id(port)}", f"W {port}"))
