@@ -94,8 +94,9 @@ def dcm_from_euler_sequence(angles, sequence: str = "ZYX") -> np.ndarray:
 def euler_sequence_from_dcm(P_bi, sequence: str = "ZYX") -> np.ndarray:
     """Euler angles of a DCM: the middle angle in [-pi/2, pi/2] (Tait--Bryan) or [0, pi] (proper).
 
-    At the singular middle angle only a combination of the first and third angles is
-    defined; the third (in the order of the rotations) is then set to 0.
+    At the singular middle angle only a combination of the outer angles is defined; the angle
+    of the rightmost factor of ``P_bi`` (the last letter of an intrinsic sequence, the first of
+    an extrinsic one) is then set to 0.
 
     Parameters
     ----------
