@@ -41,6 +41,11 @@ from .model import Body, ExternalWrench, LoopClosure, Model, ModelBuilder, body
 from .batch_simulate import BatchSimulationResult, simulate_batch
 from .simulate import SimulationResult, simulate
 from .urdf import load_urdf
+from .blocks import (
+    FloatingBodyBlock, GroundBlock, LoopClosureBlock, PrismaticBlock, RevoluteBlock, WeldBlock,
+)
+from .diagram import BlockDiagram, DiagramSignals, DiagramSimulation
+from .signals import MotionVector, Wrench
 
 __all__ = [
     "Model", "ModelBuilder", "Body", "body", "Joint", "ExternalWrench", "LoopClosure",
@@ -52,4 +57,6 @@ __all__ = [
     "simulate", "SimulationResult", "simulate_batch", "BatchSimulationResult", "mechanical_energy", "kinetic_energy", "momentum", "center_of_mass", "body_poses",
     "linearize", "load_urdf", "CoupledModel",
     "example_g", "example_g_initial_state", "ExampleGParameters", "EXAMPLE_G_DEFAULTS",
+    "FloatingBodyBlock", "GroundBlock", "WeldBlock", "RevoluteBlock", "PrismaticBlock", "LoopClosureBlock",
+    "BlockDiagram", "DiagramSignals", "DiagramSimulation", "MotionVector", "Wrench",
 ]

@@ -1,6 +1,9 @@
 """Linearisation of the non-linear tree dynamics about an operating point.
 
-``linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6) -> control.StateSpace``:
+``linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6, representation="statespace")``
+-> ``control.StateSpace``, or with ``representation="lfr"`` the same model as a
+:class:`satdyn.lfr.LFR` (signal names kept), ready for ``satdyn.lfr.interconnect`` and
+the satdyn.titop port models:
 
 * ``q`` (model.nq,), ``v`` (model.nv,) -- operating point (default ``v = 0``);
 * ``tau`` (model.nv,) -- operating actuator efforts (default 0; for an equilibrium use
@@ -60,8 +63,13 @@ def _chart_rate(model, dq, v):
     return out
 
 
-def linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6) -> control.StateSpace:
-    """Linear state-space model about ``(q, v, tau)`` with named signals (see module doc)."""
+def linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6, representation="statespace"):
+    """Linear state-space model about ``(q, v, tau)`` with named signals (see module doc).
+
+    ``representation``: ``"statespace"`` (``control.StateSpace``) or ``"lfr"`` (:class:`satdyn.lfr.LFR`).
+    """
+    if representation not in ("statespace", "lfr"):
+        raise ValueError(f"`representation` must be 'statespace' or 'lfr'; got {representation!r}")
     if not isinstance(model, Model):
         raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
     nv = model.nv
@@ -89,5 +97,10 @@ def linearize(model, q, v=None, tau=None, *, t=0.0, step=1e-6) -> control.StateS
     B[nv:] = (a_tau[:nv] - a_tau[nv]).T
     names = [n.replace(".", "_") for n in model.v_names]  # python-control forbids "."
     states = [f"q_{n}" for n in names] + [f"v_{n}" for n in names]
-    return control.ss(A, B, np.eye(2 * nv), np.zeros((2 * nv, nv)), states=states, outputs=states,
-                      inputs=[f"tau_{n}" for n in names], name=f"{model.name}_linearized")
+    sys = control.ss(A, B, np.eye(2 * nv), np.zeros((2 * nv, nv)), states=states, outputs=states,
+                     inputs=[f"tau_{n}" for n in names], name=f"{model.name}_linearized")
+    if representation == "lfr":
+        from ..lfr import from_statespace
+
+        return from_statespace(sys)
+    return sys

@@ -46,6 +46,13 @@ from .rotations import (
     so3_right_jacobian,
     so3_right_jacobian_inverse,
 )
+from .euler import (
+    EULER_SEQUENCES,
+    dcm_from_euler_sequence,
+    euler_sequence_from_dcm,
+    euler_sequence_rate_matrix,
+    euler_sequence_rate_matrix_inverse,
+)
 
 __all__ = [
     "skew", "vee", "tau", "frame_change_matrix", "motion_transform", "wrench_transform",
@@ -59,4 +66,6 @@ __all__ = [
     "quaternion_to_wxyz", "quaternion_from_wxyz",
     "classical_from_spatial_acceleration", "spatial_from_classical_acceleration",
     "to_angular_linear", "from_angular_linear",
+    "EULER_SEQUENCES", "dcm_from_euler_sequence", "euler_sequence_from_dcm",
+    "euler_sequence_rate_matrix", "euler_sequence_rate_matrix_inverse",
 ]
