@@ -15,8 +15,8 @@ bound, Newton's method finds the analytic centre of
 
 i.e. the minimiser of phi_t = -log det F_t - log det D_w; then the level moves to
 t <- (1 - theta) lambda(x_c) + theta t and the centre is followed down. Every iterate is
-strictly feasible, so the level reported (exact at the returned scalings) is always
-certified by them. The iteration stops when the secant model of the central path
+strictly feasible; the level reported is the one the returned scalings prove in floating
+point (``mu_certify``). The iteration stops when the secant model of the central path
 (lambda_c(t) ~ lambda* + a (t - lambda*)) puts the optimum within the accuracy asked for.
 
 L, the blocks the level multiplies, is every block for mu (t = beta^2). For the skew-mu
@@ -33,7 +33,8 @@ import numpy as np
 from scipy.linalg import solve_triangular
 
 from .mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
-from .mu_upper import DGScalings, mu_upper_bound
+from .mu_certify import DGScalings, certify_scalings
+from .mu_upper import mu_upper_bound
 
 __all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum"]
 
@@ -98,7 +99,8 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
 
     Returns
     -------
-    level : ndarray (F,)       the optimal t found, exact at the returned scalings
+    level : ndarray (F,)       the optimal t found, certified by the returned scalings
+                               (``certify_scalings``; inf where they prove nothing)
     scalings : DGScalings      the certificate (Dz (F, n, n), Dw (F, m, m), G (F, m, n))
     error_estimate : ndarray (F,)   estimated relative distance of ``level`` to the optimum
     newton_steps : ndarray (F,) int
@@ -118,7 +120,10 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
         out_Dz[sl], out_Dw[sl], out_G[sl] = layout.assemble(y)
         if progress is not None:
             progress(sl.stop, F, "D-G bound refined by the method of centres")
-    return out_lam, DGScalings(out_Dz, out_Dw, out_G), out_err, out_steps
+    # the level reported is the one the returned scalings prove in floating point
+    level_w = None if np.all(layout.level_w) else layout.level_w
+    out_lam, scalings = certify_scalings(M, structure, out_Dz, out_Dw, out_G, level_w)
+    return out_lam, scalings, out_err, out_steps
 
 
 # Level update t <- (1 - THETA) lambda_c + THETA t, and the predictor's aim: PREDICT of the

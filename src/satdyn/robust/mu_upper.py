@@ -16,33 +16,17 @@ beta^2(D, G) = lambda_max of the pencil (H(D, G), D_w) is quasi-convex in (D, G)
 minimise a soft-max (log-sum-exp) smoothing of it with a temperature continuation and a
 limited-memory BFGS that runs on every frequency at once (stacked ``eigh``). Each block's
 D is parameterised as L L^H (full Hermitian D for repeated scalars, d I for full blocks).
-Whatever the optimiser reaches, the returned value is the exact lambda_max at the
-returned (D, G), so (D, G, upper) is always a valid certificate.
+Whatever the optimiser reaches, the returned value is the level its (regularised) D, G
+prove in floating point (``mu_certify``), so (D, G, upper) is always a valid certificate.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from .mu_certify import DGScalings, certify_scalings
+
 __all__ = ["DGScalings", "mu_upper_bound", "osborne_scalings"]
-
-
-@dataclass(frozen=True)
-class DGScalings:
-    """D-G certificate per frequency: ``M^H Dz M + j(G M - M^H G^H) - upper^2 Dw <= 0``.
-
-    Attributes
-    ----------
-    Dz : ndarray (F, n, n)   D scaling on the z side (rows of M), Hermitian positive definite.
-    Dw : ndarray (F, m, m)   the same scalings on the w side (columns of M).
-    G : ndarray (F, m, n)    Hermitian blocks on the real-block positions, zero elsewhere.
-    """
-
-    Dz: np.ndarray
-    Dw: np.ndarray
-    G: np.ndarray
 
 
 class _Layout:
@@ -371,10 +355,18 @@ def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy
     Returns
     -------
     upper : ndarray (F,)
+        The bound the returned scalings prove in floating point (``certify_scalings``).
     scalings : DGScalings
     packed : ndarray (F, p)   packed scalings for warm starts.
     """
-    M = np.asarray(M, dtype=complex)
+    M_given = np.asarray(M, dtype=complex)
+    # mu(s M) = s mu(M): the descent runs on M / ||M|| (its steps and thresholds are not
+    # scale-free), and the scalings go back as (D, s G)
+    norm = np.linalg.norm(M_given, axis=(1, 2))
+    norm = np.where(np.isfinite(norm) & (norm > 0), norm, 1.0)
+    M = M_given / norm[:, None, None]
+    early_stop = target > 0
+    target = target / norm if early_stop else np.zeros(M.shape[0])
     layout = _Layout(structure)
     F = M.shape[0]
     if initial is None:
@@ -392,7 +384,7 @@ def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy
     # Repeated scalar blocks (full Hermitian D, G) keep the short fixed-cap descent: there
     # the long runs were slower and not uniformly better (measured on bench_mu's 10 x 6 reals).
     nonrepeated = all(not (b.is_scalar and b.z_size > 1) for b in structure.blocks)
-    long_run = nonrepeated and target <= 0
+    long_run = nonrepeated and not early_stop
     if not long_run:
         memory = 8
     for factor in (1e-2, 1e-3, final):
@@ -409,6 +401,7 @@ def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy
             break
     best_x = layout.normalise(best_x)
     Dz, Dw, G, _, _ = layout.matrices(best_x)
-    lam, _, _, _ = _pencil_eigs(M, layout, best_x)
-    upper = np.sqrt(np.maximum(lam[:, -1], 0.0))
-    return upper, DGScalings(Dz, Dw, G), best_x
+    # report what the returned scalings prove in floating point, not the optimiser's value
+    level, scalings = certify_scalings(M_given, structure, Dz, Dw, G * norm[:, None, None])
+    upper = np.sqrt(np.maximum(level, 0.0))
+    return upper, scalings, best_x
