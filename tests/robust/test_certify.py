@@ -4,11 +4,12 @@ Oracle: an independent floating-point check, numpy's ``eigvalsh`` of the LMI
 
     M^H Dz M + j (G M - M^H G^H) - beta^2 Dw   (and D > 0 by Cholesky per block),
 
-evaluated here, not by the library. Tolerance: none (the largest eigenvalue must be <= 0).
-Why that holds on any BLAS: ``certify_scalings`` guarantees that the *exact* LMI is
-<= -e I, where e bounds the rounding error of any backward-stable evaluation of the LMI and
-of its largest eigenvalue (first-order bound, ``mu_certify.rounding_bound``); this test's
-evaluation is such an evaluation, so its result is <= -e + e = 0.
+congruence-scaled by L = chol(Dw) (see ``lmi_top``), evaluated here, not by the library.
+Tolerance: none (the largest eigenvalue must be <= 0). Why that holds on any BLAS:
+``certify_scalings`` guarantees that the *exact* scaled LMI is <= -e I, where e bounds the
+rounding error of any backward-stable evaluation of it and of its largest eigenvalue
+(first-order componentwise bound, ``mu_certify.rounding_bound``); this test's evaluation is
+such an evaluation, so its result is <= -e + e = 0.
 
 Cases: random matrices over every block kind (repeated real, repeated complex, full
 complex square and not, mixed), scaled by 10^-3..10^3 (the certificate is scale-aware),
@@ -28,10 +29,21 @@ from satdyn.robust.structure import BlockStructure
 
 
 def lmi_top(M, Dz, Dw, G, level_rows):
-    """Largest eigenvalue of the LMI with the level applied per w index (numpy, row by row)."""
+    """Largest eigenvalue of L^-1 LMI L^-H, L = chol(diag(level) Dw) (numpy, one matrix).
+
+    By Sylvester's law of inertia LMI <= 0 exactly when L^-1 LMI L^-H <= 0. The scaled form
+    is checked because D may span many decades (floored at 1e-13 of its largest eigenvalue):
+    the LMI's eigenvalues along small-D directions lie below u ||LMI||, which no unscaled
+    eigenvalue computation resolves; scaled, each direction is measured against its own D
+    (times the level: a skew level of 1e6 on one block would otherwise swamp the others).
+    """
     MH = M.conj().T
     lmi = MH @ Dz @ M + 1j * (G @ M - MH @ G.conj().T) - level_rows[:, None] * Dw
-    return np.linalg.eigvalsh(0.5 * (lmi + lmi.conj().T))[-1]
+    weight = np.where(level_rows > 0, level_rows, 1.0)
+    L = np.linalg.cholesky(0.5 * (Dw + Dw.conj().T) * weight[:, None])
+    X = np.linalg.solve(L, 0.5 * (lmi + lmi.conj().T))
+    S = np.linalg.solve(L, X.conj().T)
+    return np.linalg.eigvalsh(0.5 * (S + S.conj().T))[-1]
 
 
 def assert_proves(M, structure, scalings, index, level_rows):
@@ -142,7 +154,7 @@ def test_ab13md_case_with_a_vanishing_scaling():
     blocks = [real_block(), complex_block(), full_block(2), real_block()]
     result = mussv(M, blocks, lower=False)
     d = np.real(np.diagonal(result.scalings.Dw))
-    assert d.min() >= 1e-10 * d.max()  # regularised away from singular
+    assert d.min() >= 1e-13 * d.max()  # regularised away from singular (smallest floor)
     assert_proves(M, BlockStructure.parse(blocks), result.scalings, (), np.full(5, float(result.dg_upper) ** 2))
 
 

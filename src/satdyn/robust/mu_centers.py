@@ -34,7 +34,7 @@ from scipy.linalg import solve_triangular
 
 from .mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
 from .mu_certify import DGScalings, certify_scalings
-from .mu_upper import mu_upper_bound
+from .mu_upper import _balancing, _herm_t, mu_upper_bound
 
 __all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum"]
 
@@ -107,6 +107,16 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     """
     layout = _CentersLayout(structure, level_blocks)
     F = M.shape[0]
+    M_given = M
+    # Newton on the balanced problem: with Pz, Pw the block factors of the start's D
+    # (D_i = P_i^H P_i), Pz M Pw^-1 starts from D = I; the barrier's Hessian is then well
+    # conditioned even where the optimal D spans many decades (badly scaled loops), and the
+    # certificate maps back by congruence (same level t, see ``mu_upper._balancing``).
+    Pz, Pw = _balancing(structure, Dz0)
+    Pz_inv, Pw_inv = np.linalg.inv(Pz), np.linalg.inv(Pw)
+    M = Pz @ M @ Pw_inv
+    Dz0 = _herm_t(Pz_inv) @ Dz0 @ Pz_inv
+    G0 = _herm_t(Pw_inv) @ G0 @ Pz_inv
     out_lam = np.empty(F)
     out_Dz = np.empty((F, structure.n, structure.n), complex)
     out_Dw = np.empty((F, structure.m, structure.m), complex)
@@ -120,9 +130,12 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
         out_Dz[sl], out_Dw[sl], out_G[sl] = layout.assemble(y)
         if progress is not None:
             progress(sl.stop, F, "D-G bound refined by the method of centres")
+    out_Dz = _herm_t(Pz) @ out_Dz @ Pz
+    out_Dw = _herm_t(Pw) @ out_Dw @ Pw
+    out_G = _herm_t(Pw) @ out_G @ Pz
     # the level reported is the one the returned scalings prove in floating point
     level_w = None if np.all(layout.level_w) else layout.level_w
-    out_lam, scalings = certify_scalings(M, structure, out_Dz, out_Dw, out_G, level_w)
+    out_lam, scalings = certify_scalings(M_given, structure, out_Dz, out_Dw, out_G, level_w)
     return out_lam, scalings, out_err, out_steps
 
 

@@ -81,6 +81,15 @@ class _Layout:
                 x[:, self.L_slices[i]] = root[:, None]
         return x
 
+    def pack_G(self, x, G):
+        """Write the real-block parts of G (F, m, n) into the packed vectors x (F, p), in place."""
+        F = x.shape[0]
+        for blk, zs, ws, sl in zip(self.structure.blocks, self.structure.z_slices, self.structure.w_slices,
+                                   self.G_slices):
+            if sl is not None:
+                part = G[:, ws, zs]
+                x[:, sl] = np.stack([part.real, part.imag], axis=1).reshape(F, -1)
+
     def unpack(self, x):
         """Per-block L (complex (F, r, r) or real (F,)) and G (Hermitian (F, r, r) or None)."""
         F = x.shape[0]
@@ -333,46 +342,10 @@ def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-6,
     return best_x, best_lam
 
 
-def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy: float = 1e-4,
-                   target: float = 0.0):
-    """Mixed-mu upper bound for each matrix in the stack M (F, n, m).
-
-    Parameters
-    ----------
-    M : complex ndarray (F, n, m)
-    structure : BlockStructure
-    iterations : int
-        L-BFGS iterations per temperature stage.
-    initial : ndarray (F, p), optional
-        Packed scalings of a previous call with the same structure (warm start).
-    accuracy : float
-        Target relative accuracy of beta^2; the last soft-max temperature is about
-        ``accuracy * beta^2 / log(m)``.
-    target : float
-        Stop early where the bound is already below ``target`` (a yes/no certificate
-        ``mu < target`` is all a bisection needs).
-
-    Returns
-    -------
-    upper : ndarray (F,)
-        The bound the returned scalings prove in floating point (``certify_scalings``).
-    scalings : DGScalings
-    packed : ndarray (F, p)   packed scalings for warm starts.
-    """
-    M_given = np.asarray(M, dtype=complex)
-    # mu(s M) = s mu(M): the descent runs on M / ||M|| (its steps and thresholds are not
-    # scale-free), and the scalings go back as (D, s G)
-    norm = np.linalg.norm(M_given, axis=(1, 2))
-    norm = np.where(np.isfinite(norm) & (norm > 0), norm, 1.0)
-    M = M_given / norm[:, None, None]
-    early_stop = target > 0
-    target = target / norm if early_stop else np.zeros(M.shape[0])
-    layout = _Layout(structure)
+def _descent(M, layout, x, iterations, accuracy, early_stop, target):
+    """Soft-max continuation on M (F, n, m) normalised to ||M|| ~ 1: (best_x, best_lam)."""
+    structure = layout.structure
     F = M.shape[0]
-    if initial is None:
-        x = layout.initial(osborne_scalings(M, structure))
-    else:
-        x = np.array(initial, dtype=float)
     x = layout.normalise(x)
     _, _, lam = _objective(M, layout, x, np.ones(F))
     best_x, best_lam = x.copy(), lam.copy()
@@ -399,9 +372,133 @@ def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy
         best_x[better], best_lam[better] = xs[better], ls[better]
         if factor <= accuracy / scale or np.all(best_lam < target**2):
             break
-    best_x = layout.normalise(best_x)
-    Dz, Dw, G, _, _ = layout.matrices(best_x)
+    return layout.normalise(best_x), best_lam
+
+
+def _balancing(structure, Dz):
+    """Block factors Pz (F, n, n), Pw (F, m, m) with D_i = P_i^H P_i (full blocks: sqrt(d) I).
+
+    mu and the D-G bound are invariant under M -> Pz M Pw^-1 with such block factors, and a
+    certificate (D_b, G_b) of the balanced matrix is (Pz^H D_b Pz, Pw^H G_b Pz) for M.
+    Rows whose D is not positive definite get identity factors.
+    """
+    F = Dz.shape[0]
+    Pz = np.zeros((F, structure.n, structure.n), complex)
+    Pw = np.zeros((F, structure.m, structure.m), complex)
+    ok = np.ones(F, bool)
+    for blk, zs, ws in zip(structure.blocks, structure.z_slices, structure.w_slices):
+        if blk.is_scalar:
+            D = 0.5 * (Dz[:, zs, zs] + np.conj(np.swapaxes(Dz[:, zs, zs], 1, 2)))
+            try:
+                R = np.conj(np.swapaxes(np.linalg.cholesky(D), 1, 2))
+            except np.linalg.LinAlgError:
+                R = np.broadcast_to(np.eye(blk.z_size), D.shape).astype(complex)
+                ok[:] = False
+            Pz[:, zs, zs] = R
+            Pw[:, ws, ws] = R
+        else:
+            d = np.real(np.trace(Dz[:, zs, zs], axis1=1, axis2=2)) / blk.z_size
+            ok &= d > 0
+            root = np.sqrt(np.abs(d))[:, None, None]
+            Pz[:, zs, zs] = root * np.eye(blk.z_size)
+            Pw[:, ws, ws] = root * np.eye(blk.w_size)
+    Pz[~ok] = np.eye(structure.n)
+    Pw[~ok] = np.eye(structure.m)
+    return Pz, Pw
+
+
+def _herm_t(X):
+    return np.conj(np.swapaxes(X, 1, 2))
+
+
+# Balanced restarts: a D with condition number above BALANCE_CONDITION means M is badly
+# scaled for the descent (its steps are relative to D); the descent is then rerun on the
+# balanced matrix, at most BALANCE_ROUNDS times, while the bound improves by > 10 accuracy.
+BALANCE_CONDITION = 1e2
+BALANCE_ROUNDS = 6
+
+
+def mu_upper_bound(M, structure, *, iterations: int = 40, initial=None, accuracy: float = 1e-4,
+                   target: float = 0.0):
+    """Mixed-mu upper bound for each matrix in the stack M (F, n, m).
+
+    Parameters
+    ----------
+    M : complex ndarray (F, n, m)
+    structure : BlockStructure
+    iterations : int
+        L-BFGS iterations per temperature stage.
+    initial : ndarray (F, p), optional
+        Packed scalings of a previous call with the same structure (warm start).
+    accuracy : float
+        Target relative accuracy of beta^2; the last soft-max temperature is about
+        ``accuracy * beta^2 / log(m)``.
+    target : float
+        Stop early where the bound is already below ``target`` (a yes/no certificate
+        ``mu < target`` is all a bisection needs).
+
+    Returns
+    -------
+    upper : ndarray (F,)
+        The bound the returned scalings prove in floating point (``certify_scalings``).
+    scalings : DGScalings
+    packed : ndarray (F, p)   packed scalings of the first descent, for warm starts.
+
+    Where the scalings found are badly conditioned (M badly scaled, e.g. a loop with gains
+    of 1e3 and parameters of 0.2: D spans 1e8), the descent is restarted on the matrix
+    balanced by them (``_balancing``) until the bound stops improving; each restart starts
+    from a well-scaled problem, where the first run's steps were too small to reach the
+    optimum (two-mass servo at 1 rad/s: 3.19 -> 0.215 in 5 rounds, the LMI optimum).
+    """
+    M_given = np.asarray(M, dtype=complex)
+    # mu(s M) = s mu(M): the descent runs on M / ||M|| (its steps and thresholds are not
+    # scale-free), and the scalings go back as (D, s G)
+    norm = np.linalg.norm(M_given, axis=(1, 2))
+    norm = np.where(np.isfinite(norm) & (norm > 0), norm, 1.0)
+    M = M_given / norm[:, None, None]
+    early_stop = target > 0
+    target_n = target / norm if early_stop else np.zeros(M.shape[0])
+    layout = _Layout(structure)
+    if initial is None:
+        x = layout.initial(osborne_scalings(M, structure))
+    else:
+        x = np.array(initial, dtype=float)
+    first_x, lam = _descent(M, layout, x, iterations, accuracy, early_stop, target_n)
+    Dz, Dw, G, _, _ = layout.matrices(first_x)
+    G = G * norm[:, None, None]
+    best = lam * norm**2          # pencil level of M itself
+    cond = np.linalg.cond(Dz)
+    rows = np.flatnonzero(np.isfinite(best) & (~np.isfinite(cond) | (cond > BALANCE_CONDITION))
+                          & (best > (target**2 if early_stop else -np.inf)))
+    Pz = np.broadcast_to(np.eye(structure.n), (rows.size, structure.n, structure.n)).astype(complex)
+    Pw = np.broadcast_to(np.eye(structure.m), (rows.size, structure.m, structure.m)).astype(complex)
+    current = Dz[rows]
+    for _ in range(BALANCE_ROUNDS):
+        if rows.size == 0:
+            break
+        Qz, Qw = _balancing(structure, current)
+        Pz, Pw = Qz @ Pz, Qw @ Pw
+        size = np.max(np.abs(Pz), axis=(1, 2))[:, None, None]  # (Pz, Pw) -> c (Pz, Pw): same Mb
+        Pz, Pw = Pz / size, Pw / size
+        Mb = Pz @ M_given[rows] @ np.linalg.inv(Pw)
+        s = np.linalg.norm(Mb, axis=(1, 2))
+        s = np.where(np.isfinite(s) & (s > 0), s, 1.0)
+        Mn = Mb / s[:, None, None]
+        # a fresh (Osborne) start on the balanced matrix: continuing from the current point
+        # (D = I there) stalled where it had stalled before (two-mass servo: 0.29 vs 0.22)
+        xb, lb = _descent(Mn, layout, layout.initial(osborne_scalings(Mn, structure)), iterations,
+                          accuracy, early_stop, target_n[rows] * norm[rows] / s if early_stop else target_n[rows])
+        Dzb, Dwb, Gb, _, _ = layout.matrices(xb)
+        level = lb * s**2
+        improved = np.isfinite(level) & (level < best[rows] - 10 * accuracy * np.abs(best[rows]))
+        r = rows[improved]
+        best[r] = level[improved]
+        Dz[r] = _herm_t(Pz[improved]) @ Dzb[improved] @ Pz[improved]
+        Dw[r] = _herm_t(Pw[improved]) @ Dwb[improved] @ Pw[improved]
+        G[r] = s[improved, None, None] * (_herm_t(Pw[improved]) @ Gb[improved] @ Pz[improved])
+        keep = improved & (level > (target**2 if early_stop else -np.inf))
+        rows, Pz, Pw, current = rows[keep], Pz[keep], Pw[keep], Dzb[keep]
     # report what the returned scalings prove in floating point, not the optimiser's value
-    level, scalings = certify_scalings(M_given, structure, Dz, Dw, G * norm[:, None, None])
+    level, scalings = certify_scalings(M_given, structure, Dz, Dw, G)
     upper = np.sqrt(np.maximum(level, 0.0))
-    return upper, scalings, best_x
+    return upper, scalings, first_x
