@@ -217,6 +217,14 @@ def _merge_sweeps(freqs, mu_up, scalings, extra, mu_extra, scalings_extra):
     return freqs[order], np.concatenate([mu_up, mu_extra])[order], _concat_scalings(scalings, scalings_extra, order)
 
 
+def check_options(system, progress, seed, directions, frequencies):
+    """Validate the options of the M-Delta entry points: (seed, directions, frequencies)."""
+    check_system(system)
+    check_callable(progress, "progress")
+    frequencies = None if frequencies is None else check_frequencies(frequencies)
+    return check_int(seed, "seed", 0), check_int(directions, "directions", 1), frequencies
+
+
 def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None,
                             seed: int = 0, directions: int = 64) -> RobustStabilityResult:
     """Robust stability margin bounds of an explicit M-Delta system (see module docstring).
@@ -235,12 +243,7 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
     -------
     RobustStabilityResult (``worst_case_values`` keyed ``delta_1..delta_k``, normalised)
     """
-    check_system(system)
-    check_callable(progress, "progress")
-    seed = check_int(seed, "seed", 0)
-    directions = check_int(directions, "directions", 1)
-    if frequencies is not None:
-        frequencies = check_frequencies(frequencies)
+    seed, directions, frequencies = check_options(system, progress, seed, directions, frequencies)
     report = progress if progress is not None else (lambda *a: None)
     k = len(system.block_sizes)
     names = [f"delta_{i + 1}" for i in range(k)]

@@ -32,13 +32,13 @@ import numpy as np
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
 from .checks import check_callable, check_int
 from .lfr_access import grid_points, lfr_to_mdelta, physical_values, simplified
-from .mdelta import MDeltaSystem, check_system
+from .mdelta import MDeltaSystem
 from .mu_bounds import mussv
 from .mu_centers import needs_refinement, refine_supremum
 from .mu_certify import DGScalings, certify_scalings
 from .mu_upper import mu_upper_bound
 from .norms import _hinf_batch, frequency_response
-from .stability import GriddedResults, _box_directions
+from .stability import GriddedResults, _box_directions, check_options
 from .structure import BlockStructure, full_block, real_block
 
 __all__ = ["WorstCaseGainResult", "worst_case_gain", "worst_case_gain_mdelta"]
@@ -261,12 +261,7 @@ _UNREFINED = np.finfo(float).max
 def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None, seed: int = 0,
                            directions: int = 32) -> WorstCaseGainResult:
     """Worst-case gain bounds of an explicit M-Delta system (see module docstring)."""
-    check_system(system)
-    check_callable(progress, "progress")
-    seed = check_int(seed, "seed", 0)
-    directions = check_int(directions, "directions", 1)
-    if frequencies is not None:
-        frequencies = check_frequencies(frequencies)
+    seed, directions, frequencies = check_options(system, progress, seed, directions, frequencies)
     if system.ninputs < 1 or system.noutputs < 1:
         raise ValueError("the system needs at least one performance input and output besides the Delta channels")
     report = progress if progress is not None else (lambda *a: None)
