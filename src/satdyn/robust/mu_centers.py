@@ -74,7 +74,7 @@ def _cho_solve(L, rhs):
 
 
 def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: float = 1e-4,
-                        max_newton: int = 400, chunk: int = 4, progress=None):
+                        max_newton: int = 400, chunk: int = 4, progress=None, target: float = -np.inf):
     """Refine D-G certificates to the optimum of the D-G bound by the method of centres.
 
     Solves, per matrix, the GEVP  min t  s.t.  t D_w,L + D_w,N - H(D, G) >= 0, D > 0, where
@@ -92,6 +92,9 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     accuracy : float
         Stop where the estimated distance of t to the optimum is below ``accuracy``
         (relative).
+    target : float
+        A row may stop once its level is <= ``target`` (it then no longer decides a supremum;
+        its result stays a certified, unconverged bound).
     max_newton : int
         Newton steps per matrix at most.
     chunk : int
@@ -128,7 +131,7 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     for start in range(0, F, chunk):
         sl = slice(start, min(start + chunk, F))
         out_lam[sl], y, out_err[sl], out_steps[sl] = _centers_chunk(
-            M[sl], layout, layout.pack(Dz0[sl], G0[sl]), accuracy, max_newton)
+            M[sl], layout, layout.pack(Dz0[sl], G0[sl]), accuracy, max_newton, target)
         out_Dz[sl], out_Dw[sl], out_G[sl] = layout.assemble(y)
         if progress is not None:
             progress(sl.stop, F, "D-G bound refined by the method of centres")
@@ -156,7 +159,7 @@ def _level(M, layout, y):
     return _pencil_max(M, *layout.assemble(y), layout.level_w)
 
 
-def _centers_chunk(M, layout, y, accuracy, max_newton):
+def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
     F = M.shape[0]
     c = layout.trace_vector
     m = layout.structure.m
@@ -171,7 +174,7 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
     steps = np.zeros(F, dtype=int)
     centrings = np.zeros(F, dtype=int)
     # rows without a feasible start (or with a level <= 0: nothing to refine) are left as they are
-    active = np.isfinite(lam) & (lam > 0)
+    active = np.isfinite(lam) & (lam > 0) & (lam > target)
     t = np.where(active, lam * 1.05, 1.0)
     prev_t = np.full(F, np.nan)
     prev_lam = np.full(F, np.nan)
@@ -234,6 +237,10 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
         near = (t[centred] - lam_c) <= GAP * lam_c
         # a level <= 0 is certified: the bound is 0 (real blocks can make H <= 0)
         done = (model & near & (est <= accuracy) & (centrings[centred] >= 3)) | (lam_c <= 0)
+        # below ``target`` the row no longer decides anything (e.g. a supremum over frequency)
+        below = best_lam[centred] <= target
+        error[centred[below]] = 0.0
+        done |= below
         active[centred[done]] = False
         go = ~done
         move = centred[go]
@@ -269,7 +276,7 @@ def _take(scalings, rows):
 
 
 def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks=None,
-                accuracy: float = 1e-4, progress=None):
+                accuracy: float = 1e-4, progress=None, target: float = -np.inf):
     """Refine the bounds at ``rows`` and keep each refinement only where it is lower.
 
     ``upper`` (F,) are square roots of the GEVP level (mu bounds, or worst-case gains with
@@ -280,17 +287,17 @@ def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks
     upper = np.array(upper, dtype=float)
     first = start if start is not None else _take(scalings, rows)
     lam, found, error, _ = centers_upper_bound(M[rows], structure, first.Dz, first.G, level_blocks=level_blocks,
-                                               accuracy=accuracy, progress=progress)
+                                               accuracy=accuracy, progress=progress, target=target)
     # Rows stopped before the model said converged (step cap, or stuck) restart from where they
     # are: the restart re-balances M by the current D, which the path had left by decades
     # (two-mass servo at 0.67 rad/s: 0.257 -> 0.211 on the second run).
     Dz, Dw, G = found.Dz.copy(), found.Dw.copy(), found.G.copy()
     for _ in range(RESTARTS):
-        again = np.flatnonzero(~(error <= accuracy) & np.isfinite(lam))
+        again = np.flatnonzero(~(error <= accuracy) & np.isfinite(lam) & (lam > target))
         if again.size == 0:
             break
         lam2, found2, error2, _ = centers_upper_bound(M[rows[again]], structure, Dz[again], G[again],
-                                                      level_blocks=level_blocks, accuracy=accuracy)
+                                                      level_blocks=level_blocks, accuracy=accuracy, target=target)
         better = lam2 < lam[again]
         pick = again[better]
         lam[pick], Dz[pick], Dw[pick], G[pick] = lam2[better], found2.Dz[better], found2.Dw[better], found2.G[better]
@@ -337,8 +344,10 @@ def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, ac
             if level_blocks is not None:
                 raise ValueError("`scalings` are needed to refine a GEVP with `level_blocks`")
             _, start, _ = mu_upper_bound(M[pick], structure)
+        # a row refined below the current maximum no longer matters: stop it there
         upper, scalings = refine_rows(M, structure, upper, scalings, pick, start=start,
-                                      level_blocks=level_blocks, accuracy=accuracy)
+                                      level_blocks=level_blocks, accuracy=accuracy,
+                                      target=level**2 if np.isfinite(level) else -np.inf)
         refined[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")
