@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 __all__ = ["check_bool", "check_callable", "check_int", "check_fraction", "refuse_uncertain"]
 
 
 def check_bool(value, name: str) -> bool:
     """``value`` must be a bool (numpy bools too); returns it as a Python bool."""
-    if type(value) is not bool and type(value).__name__ != "bool_":
+    if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"`{name}` must be True or False; got {value!r}")
     return bool(value)
 

@@ -48,7 +48,7 @@ def simplified(lfr, simplify):
     carries several times the minimal count), so the entry points reduce by default.
     """
     _check_lfr(lfr)
-    if type(simplify) is not bool:
+    if not isinstance(simplify, (bool, np.bool_)):
         raise TypeError(f"`simplify` must be True or False; got {simplify!r}")
     before = int(sum(blk.size for blk in lfr.blocks))
     if simplify and before and callable(getattr(lfr, "reduce", None)):
