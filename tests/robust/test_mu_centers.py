@@ -127,7 +127,8 @@ def test_refined_bound_with_full_blocks_matches_the_lmi_optimum(seed):
     reference = np.array([lmi_upper_bound(Mi, structure, tol=1e-7) for Mi in M])
     assert np.all(np.abs(result.upper - reference) <= 1e-3 * reference), (result.upper, reference)
     assert np.all(result.upper <= fast.upper * (1 + 1e-12))
-    assert np.any(result.upper < fast.upper * (1 - 1e-2))  # the descent alone had stalled
+    # (the descent alone stalled 1-2 % high here until it ran on M / ||M||; now it is within
+    # 1e-3 as well, and the refinement must still not lose anything)
     sc = result.scalings
     assert np.all(certificate_residual(M, sc.Dz, sc.G, result.upper, sc.Dw) <= 1e-9)
     full_z, full_w = structure.z_slices[1], structure.w_slices[1]
@@ -137,7 +138,7 @@ def test_refined_bound_with_full_blocks_matches_the_lmi_optimum(seed):
 
 
 def test_mussv_refines_the_peak_and_keeps_every_bound_valid():
-    A, B, C = lightly_damped_system(8, 3, 3, 2)  # the descent alone is 8.8 % high at the peak
+    A, B, C = lightly_damped_system(8, 3, 3, 2)
     w = np.geomspace(0.3, 30, 25)
     M = frequency_response(A, B, C, w)
     blocks = [real_block(3)] * 3
@@ -146,7 +147,7 @@ def test_mussv_refines_the_peak_and_keeps_every_bound_valid():
     every = mussv(M, blocks, lower=False, refine=True)
     # the supremum over the grid is the converged one; every bound stays an upper bound
     assert peak.upper.max() == pytest.approx(every.upper.max(), rel=1e-3)
-    assert peak.upper.max() < fast.upper.max() * (1 - 0.05)
+    assert peak.upper.max() <= fast.upper.max()  # a refinement keeps the smaller certified bound
     assert np.all(every.upper <= peak.upper * (1 + 1e-3))
     assert np.all(peak.upper <= fast.upper * (1 + 1e-12))
     # 1e-8: rounding of lambda_max for the descent's scalings, whose D is ill-conditioned (~1e3)

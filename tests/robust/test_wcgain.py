@@ -70,13 +70,13 @@ def skew_mu_matrix(system, frequency, gamma):
 
 
 def test_repeated_parameters_upper_bound_reaches_the_worst_case_gain():
-    """3 parameters repeated 3x, near the robust-stability edge: the descent alone is 33 % high.
+    """3 parameters repeated 3x, near the robust-stability edge: the descent alone is 1.8 % high.
 
     Reference: the lower bound, the exact H-inf norm of the closed loop at explicit parameter
     values in the box (``hinfnorm``). Upper and lower touching to 1e-3 proves both right; the
     skew-mu GEVP refined by the method of centres is what closes the gap here.
     """
-    from satdyn.robust.wcgain import _skew_mu_bisection
+    from satdyn.robust.wcgain import _refine_skew, _skew_mu_bisection
 
     system = repeated_parameter_system(0, 6, 3, 3, 1.44)
     result = worst_case_gain_mdelta(system)
@@ -84,9 +84,16 @@ def test_repeated_parameters_upper_bound_reaches_the_worst_case_gain():
     assert result.lower <= result.upper <= result.lower * (1 + 1e-3)
     # upper = max(gain_upper, lower): the certified grid bound itself must reach the lower bound
     assert result.gain_upper.max() >= result.lower * (1 - 1e-9)
-    descent_only, _ = _skew_mu_bisection(system, result.frequencies, np.full(result.frequencies.size, 1e-3))
-    assert descent_only.max() > 1.2 * result.upper
-    assert np.all(result.gain_upper <= descent_only * (1 + 1e-3))  # refinement only lowers (bisection rtol)
+    descent_only, scalings = _skew_mu_bisection(system, result.frequencies, np.full(result.frequencies.size, 1e-3))
+    # the descent alone was 33 % high here; with its balanced restarts 1.8 %, closed by the refinement
+    assert descent_only.max() > (1 + 1e-2) * result.upper
+    # The refinement never returns a bound above the one it started from: it keeps, per
+    # frequency, the smaller of two certified bounds, so no tolerance. (It must be compared
+    # with its own start: another bisection run, from another lower end, stops the
+    # non-converged descent elsewhere -- 0.2 % apart at 19.7 rad/s.)
+    refined = _refine_skew(system, result.frequencies, descent_only, scalings)
+    assert np.all(refined <= descent_only)
+    assert refined.max() <= result.lower * (1 + 1e-3)
 
 
 def test_worst_case_gain_where_the_descent_cannot_prove_robust_stability():
@@ -102,8 +109,10 @@ def test_worst_case_gain_where_the_descent_cannot_prove_robust_stability():
 
     system = repeated_parameter_system(0, 8, 4, 4, 1.5)
     frequencies = np.linspace(0.44, 0.47, 4)
+    # (the plain descent could not prove robust stability at 3 of these frequencies; with its
+    # balanced restarts it now does, so the bound must simply stay right)
     descent_only, _ = _skew_mu_bisection(system, frequencies, np.ones(4))
-    assert np.count_nonzero(np.isinf(descent_only)) >= 2
+    assert np.all(descent_only > 0)
     result = worst_case_gain_mdelta(system, frequencies=frequencies, directions=8)
     assert np.all(np.isfinite(result.gain_upper)) and result.lower <= result.upper < np.inf
     peak = int(np.argmax(result.gain_upper))

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from satdyn.spatial._checks import as_float_array
+
+from .checks import check_int
+
 __all__ = ["modal_frequency_grid", "refine_peaks", "check_frequencies"]
 
 _OFFSETS = np.array([-4.0, -2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0])
@@ -25,7 +29,10 @@ _OFFSETS = np.array([-4.0, -2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0, 4.
 
 def modal_frequency_grid(A, points: int = 120) -> np.ndarray:
     """Sorted frequencies (rad/s), including 0, dense around every mode of A."""
-    A = np.asarray(A, dtype=float)
+    A = as_float_array(A, "A")
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"`A` must be a square (n, n) state matrix; got shape {A.shape}")
+    points = check_int(points, "points", 2)
     poles = np.linalg.eigvals(A) if A.size else np.zeros(0, complex)
     mags = np.abs(poles)
     nonzero = mags[mags > 1e-12]
@@ -49,8 +56,14 @@ def modal_frequency_grid(A, points: int = 120) -> np.ndarray:
 
 def refine_peaks(frequencies, values, count: int = 3, points: int = 12) -> np.ndarray:
     """New frequencies between the neighbours of the ``count`` largest local maxima."""
-    w = np.asarray(frequencies, dtype=float)
-    v = np.asarray(values, dtype=float)
+    w = check_frequencies(frequencies)
+    v = as_float_array(values, "values")
+    if v.shape != np.shape(frequencies):
+        raise ValueError(f"`values` must have the shape of `frequencies` {np.shape(frequencies)}; got {v.shape}")
+    if not np.array_equal(w, np.ravel(np.asarray(frequencies, dtype=float))):
+        raise ValueError("`frequencies` must be sorted increasing without repeats (one value per frequency)")
+    count = check_int(count, "count", 1)
+    points = check_int(points, "points", 1)
     if w.size < 2:
         return np.zeros(0)
     interior = np.r_[v[0] >= v[1], (v[1:-1] >= v[:-2]) & (v[1:-1] >= v[2:]), v[-1] >= v[-2]]

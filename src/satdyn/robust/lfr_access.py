@@ -23,7 +23,7 @@ import numpy as np
 from .mdelta import MDeltaSystem, mdelta_system
 from .norms import require_continuous
 
-__all__ = ["GridPoint", "grid_points", "lfr_to_mdelta", "physical_values"]
+__all__ = ["GridPoint", "grid_points", "lfr_to_mdelta", "physical_values", "simplified"]
 
 
 @dataclass(frozen=True)
@@ -39,9 +39,28 @@ def _check_lfr(lfr):
                        "a satdyn LFR (an object with A, B, C, D and blocks)", "continuous-time")
 
 
+def simplified(lfr, simplify):
+    """``(lfr, channels_before, channels_after)``: the LFR reduced first (``lfr.reduce()``,
+    i.e. ``satdyn.lfr.reduce``: structurally zero, uncontrollable and unobservable Delta
+    channels removed, same input-output map), unless ``simplify`` is False.
+
+    The analysis cost grows fast with the Delta channels (an LFR written entry by entry often
+    carries several times the minimal count), so the entry points reduce by default.
+    """
+    _check_lfr(lfr)
+    if not isinstance(simplify, (bool, np.bool_)):
+        raise TypeError(f"`simplify` must be True or False; got {simplify!r}")
+    before = int(sum(blk.size for blk in lfr.blocks))
+    if simplify and before and callable(getattr(lfr, "reduce", None)):
+        lfr = lfr.reduce()
+    return lfr, before, int(sum(blk.size for blk in lfr.blocks))
+
+
 def grid_points(lfr, grid=None) -> list:
     """Grid the varying parameters of ``lfr``; a single point when there are none."""
     _check_lfr(lfr)
+    if isinstance(grid, bool):
+        raise TypeError(f"`grid` must be an int or a dict name -> values; got {grid!r}")
     varying = []
     for blk in lfr.blocks:
         par = blk.parameter

@@ -20,7 +20,7 @@ from satdyn.spatial._checks import as_float_array
 
 from .norms import frequency_response
 
-__all__ = ["MDeltaSystem", "mdelta_system"]
+__all__ = ["MDeltaSystem", "mdelta_system", "check_system"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,16 @@ class MDeltaSystem:
         omega = np.asarray(omega, dtype=float)
         G = frequency_response(self.A[None], self.B[None], self.C[None], self.D[None], omega[None])
         return G[0]
+
+
+def check_system(system, name: str = "system") -> MDeltaSystem:
+    """``system`` must be an :class:`MDeltaSystem` (build it with :func:`mdelta_system`)."""
+    if not isinstance(system, MDeltaSystem):
+        raise TypeError(
+            f"`{name}` must be an MDeltaSystem (see satdyn.robust.mdelta_system); got {type(system).__name__}"
+            + (" -- for an LFR use robust_stability / worst_case_gain" if hasattr(system, "blocks") else "")
+        )
+    return system
 
 
 def mdelta_system(A, B, C, D, block_sizes) -> MDeltaSystem:

@@ -16,15 +16,19 @@ cross-check (``lmi_upper_bound``) needs the ``lmi`` extra (cvxpy) and is importe
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from satdyn.spatial._checks import as_float_array
+
+from .checks import check_bool, check_callable, check_fraction, check_int
+from .lfr_access import lfr_to_mdelta, simplified
 from .mu_branch import tighten_real_upper
 from .mu_centers import needs_refinement, refine_rows, refine_supremum
 from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound, osborne_scalings
-from .structure import BlockStructure
+from .structure import BlockStructure, real_block
 
 __all__ = ["MussvResult", "mussv", "lmi_upper_bound", "lmi_margin", "check_mu_matrix"]
 
@@ -49,6 +53,9 @@ class MussvResult:
     dg_upper : ndarray (...,)
         The D-G bound certified by ``scalings``; ``upper`` is smaller where the branch and
         bound on the parameter box (purely real structures) proved a tighter bound.
+    delta_channels_before, delta_channels_after : int or None
+        For ``mussv`` on an LFR: its Delta channels as given and as analysed (after
+        ``satdyn.lfr.reduce``); None for matrices.
     """
 
     upper: np.ndarray
@@ -58,6 +65,8 @@ class MussvResult:
     destabilizing_delta: np.ndarray
     structure: BlockStructure
     dg_upper: np.ndarray
+    delta_channels_before: int | None = None
+    delta_channels_after: int | None = None
 
     @property
     def peak_index(self):
@@ -87,18 +96,20 @@ def check_mu_matrix(M, structure: BlockStructure, name: str = "M") -> np.ndarray
     return array
 
 
-def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 1e-4,
+def mussv(M, blocks=None, frequencies=None, *, lower: bool = True, accuracy: float = 1e-4,
           iterations: int = 40, seed: int = 0, branch_and_bound: bool = True,
-          refine="peak", progress=None) -> MussvResult:
+          refine="peak", progress=None, simplify: bool = True) -> MussvResult:
     """Upper and lower bounds of the structured singular value mu_Delta(M).
 
     Parameters
     ----------
-    M : array_like (..., n, m)
-        One complex matrix per frequency.
+    M : array_like (..., n, m), or a satdyn LFR
+        One complex matrix per frequency; or an LFR with uncertain real parameters, whose
+        Delta loop M11(jw) is analysed at ``frequencies`` (its blocks give the structure).
     blocks : BlockStructure, sequence of UncertaintyBlock, or MATLAB-style rows
+        Required for matrices; must be None for an LFR.
     frequencies : array_like (...,), optional
-        Stored in the result (rad/s).
+        Stored in the result (rad/s); required (1-D) for an LFR.
     lower : bool
         Compute the lower bound (default True).
     accuracy : float
@@ -120,23 +131,43 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
         tens of per cent above the D-G optimum).
     progress : callable(done, total, message), optional
         Called as refinement proceeds.
+    simplify : bool
+        LFR only: reduce it first (``satdyn.lfr.reduce``, default True); the channel counts
+        are on the result.
 
     Returns
     -------
     MussvResult
     """
+    if hasattr(M, "blocks") and hasattr(M, "A"):
+        return _mussv_lfr(M, blocks, frequencies, simplify, dict(
+            lower=lower, accuracy=accuracy, iterations=iterations, seed=seed,
+            branch_and_bound=branch_and_bound, refine=refine, progress=progress))
+    if blocks is None:
+        raise TypeError("`blocks` is required for a matrix `M` (e.g. [real_block(2), complex_block()])")
+    lower = check_bool(lower, "lower")
+    accuracy = check_fraction(accuracy, "accuracy")
+    iterations = check_int(iterations, "iterations", 1)
+    seed = check_int(seed, "seed", 0)
+    branch_and_bound = check_bool(branch_and_bound, "branch_and_bound")
+    check_callable(progress, "progress")
+    if not (isinstance(refine, str) and refine == "peak") and refine is not True and refine is not False:
+        raise ValueError(f"`refine` must be 'peak', True or False; got {refine!r}")
     structure = BlockStructure.parse(blocks)
     array = check_mu_matrix(M, structure)
     lead = array.shape[:-2]
     if frequencies is not None:
-        frequencies = np.asarray(frequencies, dtype=float)
+        try:
+            frequencies = np.asarray(frequencies, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("`frequencies` must be an array of frequencies (rad/s)") from None
         if frequencies.shape != lead:
             raise ValueError(
                 f"`frequencies` must have the leading shape of `M` {lead}; got {frequencies.shape}"
             )
+        if not np.all(np.isfinite(frequencies)) or np.any(frequencies < 0):
+            raise ValueError("`frequencies` must be finite and >= 0 (rad/s)")
     flat = array.reshape((-1,) + array.shape[-2:])
-    if refine not in ("peak", True, False):
-        raise ValueError(f"`refine` must be 'peak', True or False; got {refine!r}")
     upper, scalings, _ = mu_upper_bound(flat, structure, iterations=iterations, accuracy=accuracy)
     if refine is not False and needs_refinement(structure):
         if refine is True:
@@ -173,6 +204,22 @@ def mussv(M, blocks, frequencies=None, *, lower: bool = True, accuracy: float = 
     )
 
 
+def _mussv_lfr(lfr, blocks, frequencies, simplify, options):
+    """mussv of an LFR's Delta loop M11(jw) at ``frequencies`` (its own real block structure)."""
+    lfr, before, after = simplified(lfr, simplify)
+    if blocks is not None:
+        raise ValueError("`blocks` must be None for an LFR: its Delta blocks give the structure")
+    if frequencies is None:
+        raise ValueError("`frequencies` (rad/s) are required for mussv on an LFR")
+    freqs = np.atleast_1d(as_float_array(frequencies, "frequencies"))
+    if freqs.ndim != 1 or np.any(freqs < 0):
+        raise ValueError(f"`frequencies` must be a 1-D array of values >= 0 (rad/s); got shape {freqs.shape}")
+    system, _ = lfr_to_mdelta(lfr)
+    M11 = system.response(freqs)[:, : system.ndelta, : system.ndelta]
+    result = mussv(M11, [real_block(r) for r in system.block_sizes], freqs, **options)
+    return replace(result, delta_channels_before=before, delta_channels_after=after)
+
+
 def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 1e-6):
     """Same D-G upper bound from the LMI, by bisection on beta with cvxpy (cross-check only).
 
@@ -196,6 +243,9 @@ def lmi_upper_bound(M, blocks, *, solver: str | None = "CLARABEL", tol: float = 
     -------
     float
     """
+    tol = check_fraction(tol, "tol")
+    if solver is not None and not isinstance(solver, str):
+        raise TypeError(f"`solver` must be None or a cvxpy solver name (str); got {solver!r}")
     structure = BlockStructure.parse(blocks)
     M = _balanced_single(M, structure, None)
     margin_at = _margin_problem(M, structure, solver)
@@ -328,6 +378,8 @@ def lmi_margin(M, blocks, beta, *, similarity=None, solver: str | None = "CLARAB
         fails (status says how).
     """
     structure = BlockStructure.parse(blocks)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)):
+        raise TypeError(f"`beta` must be a positive finite number; got {beta!r}")
     if not np.isfinite(beta) or beta <= 0:
         raise ValueError(f"`beta` must be a positive finite number; got {beta!r}")
     return _margin_problem(_balanced_single(M, structure, similarity), structure, solver)(beta)

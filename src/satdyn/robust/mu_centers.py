@@ -15,8 +15,8 @@ bound, Newton's method finds the analytic centre of
 
 i.e. the minimiser of phi_t = -log det F_t - log det D_w; then the level moves to
 t <- (1 - theta) lambda(x_c) + theta t and the centre is followed down. Every iterate is
-strictly feasible, so the level reported (exact at the returned scalings) is always
-certified by them. The iteration stops when the secant model of the central path
+strictly feasible; the level reported is the one the returned scalings prove in floating
+point (``mu_certify``). The iteration stops when the secant model of the central path
 (lambda_c(t) ~ lambda* + a (t - lambda*)) puts the optimum within the accuracy asked for.
 
 L, the blocks the level multiplies, is every block for mu (t = beta^2). For the skew-mu
@@ -33,7 +33,8 @@ import numpy as np
 from scipy.linalg import solve_triangular
 
 from .mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
-from .mu_upper import DGScalings, mu_upper_bound
+from .mu_certify import DGScalings, certify_scalings
+from .mu_upper import _balancing, _herm_t, mu_upper_bound
 
 __all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum"]
 
@@ -42,7 +43,9 @@ def _newton_direction(grad, hess, c):
     """Newton step of min phi s.t. c.y fixed: (dy (F, p), decrement^2 (F,)); NaN rows if singular."""
     F, p, _ = hess.shape
     scale = np.maximum(np.trace(hess, axis1=1, axis2=2) / p, 1e-300)
-    H = hess + (1e-12 * scale)[:, None, None] * np.eye(p)  # G directions M cannot see
+    # G directions M cannot see; relative to each diagonal entry (scale-free: D entries may span decades)
+    diag = np.maximum(np.diagonal(hess, axis1=1, axis2=2), 1e-12 * scale[:, None])
+    H = hess + 1e-12 * diag[:, :, None] * np.eye(p)
     rhs = np.stack([grad, np.broadcast_to(c, grad.shape)], axis=2)
     try:
         L = np.linalg.cholesky(H)
@@ -71,7 +74,7 @@ def _cho_solve(L, rhs):
 
 
 def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: float = 1e-4,
-                        max_newton: int = 400, chunk: int = 4, progress=None):
+                        max_newton: int = 400, chunk: int = 4, progress=None, target: float = -np.inf):
     """Refine D-G certificates to the optimum of the D-G bound by the method of centres.
 
     Solves, per matrix, the GEVP  min t  s.t.  t D_w,L + D_w,N - H(D, G) >= 0, D > 0, where
@@ -89,6 +92,9 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     accuracy : float
         Stop where the estimated distance of t to the optimum is below ``accuracy``
         (relative).
+    target : float
+        A row may stop once its level is <= ``target`` (it then no longer decides a supremum;
+        its result stays a certified, unconverged bound).
     max_newton : int
         Newton steps per matrix at most.
     chunk : int
@@ -98,13 +104,24 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
 
     Returns
     -------
-    level : ndarray (F,)       the optimal t found, exact at the returned scalings
+    level : ndarray (F,)       the optimal t found, certified by the returned scalings
+                               (``certify_scalings``; inf where they prove nothing)
     scalings : DGScalings      the certificate (Dz (F, n, n), Dw (F, m, m), G (F, m, n))
     error_estimate : ndarray (F,)   estimated relative distance of ``level`` to the optimum
     newton_steps : ndarray (F,) int
     """
     layout = _CentersLayout(structure, level_blocks)
     F = M.shape[0]
+    M_given = M
+    # Newton on the balanced problem: with Pz, Pw the block factors of the start's D
+    # (D_i = P_i^H P_i), Pz M Pw^-1 starts from D = I; the barrier's Hessian is then well
+    # conditioned even where the optimal D spans many decades (badly scaled loops), and the
+    # certificate maps back by congruence (same level t, see ``mu_upper._balancing``).
+    Pz, Pw = _balancing(structure, Dz0)
+    Pz_inv, Pw_inv = np.linalg.inv(Pz), np.linalg.inv(Pw)
+    M = Pz @ M @ Pw_inv
+    Dz0 = _herm_t(Pz_inv) @ Dz0 @ Pz_inv
+    G0 = _herm_t(Pw_inv) @ G0 @ Pz_inv
     out_lam = np.empty(F)
     out_Dz = np.empty((F, structure.n, structure.n), complex)
     out_Dw = np.empty((F, structure.m, structure.m), complex)
@@ -114,11 +131,17 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     for start in range(0, F, chunk):
         sl = slice(start, min(start + chunk, F))
         out_lam[sl], y, out_err[sl], out_steps[sl] = _centers_chunk(
-            M[sl], layout, layout.pack(Dz0[sl], G0[sl]), accuracy, max_newton)
+            M[sl], layout, layout.pack(Dz0[sl], G0[sl]), accuracy, max_newton, target)
         out_Dz[sl], out_Dw[sl], out_G[sl] = layout.assemble(y)
         if progress is not None:
             progress(sl.stop, F, "D-G bound refined by the method of centres")
-    return out_lam, DGScalings(out_Dz, out_Dw, out_G), out_err, out_steps
+    out_Dz = _herm_t(Pz) @ out_Dz @ Pz
+    out_Dw = _herm_t(Pw) @ out_Dw @ Pw
+    out_G = _herm_t(Pw) @ out_G @ Pz
+    # the level reported is the one the returned scalings prove in floating point
+    level_w = None if np.all(layout.level_w) else layout.level_w
+    out_lam, scalings = certify_scalings(M_given, structure, out_Dz, out_Dw, out_G, level_w)
+    return out_lam, scalings, out_err, out_steps
 
 
 # Level update t <- (1 - THETA) lambda_c + THETA t, and the predictor's aim: PREDICT of the
@@ -128,13 +151,15 @@ PREDICT = 0.5
 # Convergence is only declared with the level within GAP (relative) of the centre's value:
 # with a secant slope >= 0.01 an estimate <= 1e-4 implies it, so only a bogus model is held back.
 GAP = 1e-2
+# restarts (re-balanced) of the rows the method of centres left unconverged
+RESTARTS = 3
 
 
 def _level(M, layout, y):
     return _pencil_max(M, *layout.assemble(y), layout.level_w)
 
 
-def _centers_chunk(M, layout, y, accuracy, max_newton):
+def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
     F = M.shape[0]
     c = layout.trace_vector
     m = layout.structure.m
@@ -149,7 +174,7 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
     steps = np.zeros(F, dtype=int)
     centrings = np.zeros(F, dtype=int)
     # rows without a feasible start (or with a level <= 0: nothing to refine) are left as they are
-    active = np.isfinite(lam) & (lam > 0)
+    active = np.isfinite(lam) & (lam > 0) & (lam > target)
     t = np.where(active, lam * 1.05, 1.0)
     prev_t = np.full(F, np.nan)
     prev_lam = np.full(F, np.nan)
@@ -212,6 +237,10 @@ def _centers_chunk(M, layout, y, accuracy, max_newton):
         near = (t[centred] - lam_c) <= GAP * lam_c
         # a level <= 0 is certified: the bound is 0 (real blocks can make H <= 0)
         done = (model & near & (est <= accuracy) & (centrings[centred] >= 3)) | (lam_c <= 0)
+        # below ``target`` the row no longer decides anything (e.g. a supremum over frequency)
+        below = best_lam[centred] <= target
+        error[centred[below]] = 0.0
+        done |= below
         active[centred[done]] = False
         go = ~done
         move = centred[go]
@@ -247,7 +276,7 @@ def _take(scalings, rows):
 
 
 def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks=None,
-                accuracy: float = 1e-4, progress=None):
+                accuracy: float = 1e-4, progress=None, target: float = -np.inf):
     """Refine the bounds at ``rows`` and keep each refinement only where it is lower.
 
     ``upper`` (F,) are square roots of the GEVP level (mu bounds, or worst-case gains with
@@ -257,8 +286,24 @@ def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks
     """
     upper = np.array(upper, dtype=float)
     first = start if start is not None else _take(scalings, rows)
-    lam, found, _, _ = centers_upper_bound(M[rows], structure, first.Dz, first.G, level_blocks=level_blocks,
-                                           accuracy=accuracy, progress=progress)
+    lam, found, error, _ = centers_upper_bound(M[rows], structure, first.Dz, first.G, level_blocks=level_blocks,
+                                               accuracy=accuracy, progress=progress, target=target)
+    # Rows stopped before the model said converged (step cap, or stuck) restart from where they
+    # are: the restart re-balances M by the current D, which the path had left by decades
+    # (two-mass servo at 0.67 rad/s: 0.257 -> 0.211 on the second run).
+    Dz, Dw, G = found.Dz.copy(), found.Dw.copy(), found.G.copy()
+    for _ in range(RESTARTS):
+        again = np.flatnonzero(~(error <= accuracy) & np.isfinite(lam) & (lam > target))
+        if again.size == 0:
+            break
+        lam2, found2, error2, _ = centers_upper_bound(M[rows[again]], structure, Dz[again], G[again],
+                                                      level_blocks=level_blocks, accuracy=accuracy, target=target)
+        better = lam2 < lam[again]
+        pick = again[better]
+        lam[pick], Dz[pick], Dw[pick], G[pick] = lam2[better], found2.Dz[better], found2.Dw[better], found2.G[better]
+        error[again] = np.where(better & (lam2 < lam[again] * (1 - 10 * accuracy)) | (error2 <= accuracy),
+                                error2, 0.0)  # no progress: stop
+    found = DGScalings(Dz, Dw, G)
     beta = np.sqrt(np.maximum(lam, 0.0))
     better = np.isfinite(beta) & (beta < upper[rows])
     upper[rows[better]] = beta[better]
@@ -299,8 +344,10 @@ def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, ac
             if level_blocks is not None:
                 raise ValueError("`scalings` are needed to refine a GEVP with `level_blocks`")
             _, start, _ = mu_upper_bound(M[pick], structure)
+        # a row refined below the current maximum no longer matters: stop it there
         upper, scalings = refine_rows(M, structure, upper, scalings, pick, start=start,
-                                      level_blocks=level_blocks, accuracy=accuracy)
+                                      level_blocks=level_blocks, accuracy=accuracy,
+                                      target=level**2 if np.isfinite(level) else -np.inf)
         refined[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")

@@ -21,6 +21,8 @@ from scipy.linalg import solve_continuous_lyapunov
 
 from satdyn.spatial._checks import as_float_array
 
+from .checks import check_fraction, refuse_uncertain
+
 __all__ = ["HinfNorm", "hinfnorm", "h2norm", "frequency_response", "stacked_state_space"]
 
 # A pole counts as stable when Re(p) < -_STABILITY_MARGIN * max(1, |p|): integrators and
@@ -319,8 +321,8 @@ def hinfnorm(sys, tol: float = 1e-10) -> HinfNorm:
         ``value``, ``peak_frequency`` (rad/s) and ``stable``; scalars for one system,
         arrays (N,) for a batch. Unpacks as ``value, peak = hinfnorm(sys)``.
     """
-    if not (isinstance(tol, (int, float)) and 0 < tol < 1):
-        raise ValueError(f"`tol` must be a float in (0, 1); got {tol!r}")
+    refuse_uncertain(sys, "sys", "hinfnorm")
+    tol = check_fraction(tol, "tol")
     A, B, C, D, single = stacked_state_space(sys)
     value, peak, stable = _hinf_batch(A, B, C, D, float(tol))
     valid = _valid_rows(sys)
@@ -340,6 +342,7 @@ def h2norm(sys):
     -------
     float for one system, ndarray (N,) for a batch.
     """
+    refuse_uncertain(sys, "sys", "h2norm")
     A, B, C, D, single = stacked_state_space(sys)
     N, n = A.shape[:2]
     out = np.full(N, np.inf)

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
-from .lfr_access import grid_points, lfr_to_mdelta, physical_values
-from .mdelta import MDeltaSystem
+from .checks import check_callable, check_int
+from .lfr_access import grid_points, lfr_to_mdelta, physical_values, simplified
+from .mdelta import MDeltaSystem, check_system
 from .mu_centers import needs_refinement, refine_supremum
 from .mu_upper import DGScalings, mu_upper_bound
 from .structure import BlockStructure, real_block
@@ -58,6 +59,9 @@ class RobustStabilityResult:
         Normalised block values of the destabilising parameters (NaN if none found).
     frequencies, mu_upper : ndarray (K,)
         The frequency sweep and the mu upper bound on it.
+    delta_channels_before, delta_channels_after : int or None
+        Delta channels of the LFR given and of the one analysed (after ``satdyn.lfr.reduce``;
+        equal with ``simplify=False``, and for an explicit M-Delta system).
     """
 
     lower: float
@@ -68,6 +72,8 @@ class RobustStabilityResult:
     destabilizing_delta: np.ndarray = field(repr=False)
     frequencies: np.ndarray = field(repr=False)
     mu_upper: np.ndarray = field(repr=False)
+    delta_channels_before: int | None = None
+    delta_channels_after: int | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +84,8 @@ class RobustStabilityResult:
             "nominal_stable": self.nominal_stable,
             "frequencies": self.frequencies,
             "mu_upper": self.mu_upper,
+            "delta_channels_before": self.delta_channels_before,
+            "delta_channels_after": self.delta_channels_after,
         }
 
 
@@ -209,6 +217,14 @@ def _merge_sweeps(freqs, mu_up, scalings, extra, mu_extra, scalings_extra):
     return freqs[order], np.concatenate([mu_up, mu_extra])[order], _concat_scalings(scalings, scalings_extra, order)
 
 
+def check_options(system, progress, seed, directions, frequencies):
+    """Validate the options of the M-Delta entry points: (seed, directions, frequencies)."""
+    check_system(system)
+    check_callable(progress, "progress")
+    frequencies = None if frequencies is None else check_frequencies(frequencies)
+    return check_int(seed, "seed", 0), check_int(directions, "directions", 1), frequencies
+
+
 def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None,
                             seed: int = 0, directions: int = 64) -> RobustStabilityResult:
     """Robust stability margin bounds of an explicit M-Delta system (see module docstring).
@@ -227,6 +243,7 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
     -------
     RobustStabilityResult (``worst_case_values`` keyed ``delta_1..delta_k``, normalised)
     """
+    seed, directions, frequencies = check_options(system, progress, seed, directions, frequencies)
     report = progress if progress is not None else (lambda *a: None)
     k = len(system.block_sizes)
     names = [f"delta_{i + 1}" for i in range(k)]
@@ -236,7 +253,7 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
         zero = np.zeros(k)
         report(1, 1, "nominal system unstable")
         return RobustStabilityResult(0.0, 0.0, float(abs(worst.imag)), dict(zip(names, zero.tolist())),
-                                     False, zero, np.zeros(0), np.zeros(0))
+                                     False, zero, np.zeros(0), np.zeros(0), system.ndelta, system.ndelta)
     structure = BlockStructure(tuple(real_block(r) for r in system.block_sizes))
     if frequencies is None:
         freqs = modal_frequency_grid(system.A)
@@ -298,10 +315,12 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
         destabilizing_delta=delta,
         frequencies=freqs,
         mu_upper=mu_up,
+        delta_channels_before=system.ndelta,
+        delta_channels_after=system.ndelta,
     )
 
 
-def robust_stability(lfr, *, grid=None, frequencies=None, progress=None, seed: int = 0):
+def robust_stability(lfr, *, grid=None, frequencies=None, progress=None, seed: int = 0, simplify: bool = True):
     """Robust stability of a closed-loop LFR with uncertain (and varying) real parameters.
 
     Parameters
@@ -318,12 +337,20 @@ def robust_stability(lfr, *, grid=None, frequencies=None, progress=None, seed: i
         Called as grid points and analysis stages finish.
     seed : int
         Seed of the destabilising-parameter search.
+    simplify : bool
+        Reduce the LFR first (``satdyn.lfr.reduce``, default True); the channel counts
+        before and after are on the result (``delta_channels_before/after``).
 
     Returns
     -------
     RobustStabilityResult, with ``worst_case_values`` in physical units, when the LFR has no
     varying parameter; otherwise GriddedResults with one result per grid point.
     """
+    lfr, before, after = simplified(lfr, simplify)
+    check_callable(progress, "progress")
+    seed = check_int(seed, "seed", 0)
+    if frequencies is not None:
+        frequencies = check_frequencies(frequencies)
     points = grid_points(lfr, grid)
     results = []
     for i, point in enumerate(points):
@@ -335,7 +362,8 @@ def robust_stability(lfr, *, grid=None, frequencies=None, progress=None, seed: i
         physical = physical_values(parameters, np.nan_to_num(res.destabilizing_delta, nan=0.0))
         if np.all(np.isnan(res.destabilizing_delta)):
             physical = {name: float("nan") for name in physical}
-        results.append(replace(res, worst_case_values=physical))
+        results.append(replace(res, worst_case_values=physical, delta_channels_before=before,
+                               delta_channels_after=after))
     if len(points) == 1 and not points[0].values:
         return results[0]
     return GriddedResults(tuple(p.values for p in points), tuple(results))

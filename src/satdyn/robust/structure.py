@@ -47,19 +47,30 @@ class UncertaintyBlock:
         return self.kind != "full"
 
 
+def _size(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` must be a positive integer; got {value!r}")
+    if value < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {value!r}")
+    return int(value)
+
+
 def real_block(size: int = 1) -> UncertaintyBlock:
     """Repeated real scalar delta * I_size."""
-    return UncertaintyBlock("real", int(size), int(size))
+    size = _size(size, "size")
+    return UncertaintyBlock("real", size, size)
 
 
 def complex_block(size: int = 1) -> UncertaintyBlock:
     """Repeated complex scalar delta * I_size."""
-    return UncertaintyBlock("complex", int(size), int(size))
+    size = _size(size, "size")
+    return UncertaintyBlock("complex", size, size)
 
 
 def full_block(w_size: int, z_size: int | None = None) -> UncertaintyBlock:
     """Full complex block of shape (w_size, z_size) (square when z_size is omitted)."""
-    return UncertaintyBlock("full", int(w_size), int(w_size if z_size is None else z_size))
+    w_size = _size(w_size, "w_size")
+    return UncertaintyBlock("full", w_size, w_size if z_size is None else _size(z_size, "z_size"))
 
 
 @dataclass(frozen=True)
@@ -90,8 +101,11 @@ class BlockStructure:
             if isinstance(item, UncertaintyBlock):
                 parsed.append(item)
                 continue
-            row = np.asarray(item)
-            if row.shape != (2,) or not np.all(np.equal(np.mod(row, 1), 0)):
+            try:
+                row = np.asarray(item, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"`blocks`: each MATLAB-style row must be two integers; got {item!r}") from None
+            if row.shape != (2,) or not np.all(np.isfinite(row)) or not np.all(np.equal(np.mod(row, 1), 0)):
                 raise ValueError(f"`blocks`: each MATLAB-style row must be two integers; got {item!r}")
             a, b = int(row[0]), int(row[1])
             if b == 0 and a < 0:

@@ -30,13 +30,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .frequency_grid import check_frequencies, modal_frequency_grid, refine_peaks
-from .lfr_access import grid_points, lfr_to_mdelta, physical_values
+from .checks import check_callable, check_int
+from .lfr_access import grid_points, lfr_to_mdelta, physical_values, simplified
 from .mdelta import MDeltaSystem
 from .mu_bounds import mussv
 from .mu_centers import needs_refinement, refine_supremum
-from .mu_upper import DGScalings, mu_upper_bound
+from .mu_certify import DGScalings, certify_scalings
+from .mu_upper import mu_upper_bound
 from .norms import _hinf_batch, frequency_response
-from .stability import GriddedResults, _box_directions
+from .stability import GriddedResults, _box_directions, check_options
 from .structure import BlockStructure, full_block, real_block
 
 __all__ = ["WorstCaseGainResult", "worst_case_gain", "worst_case_gain_mdelta"]
@@ -60,6 +62,9 @@ class WorstCaseGainResult:
     worst_case_delta : ndarray (k,)
     frequencies, gain_upper : ndarray (K,)
         The frequency grid and the skew-mu bound of the worst-case gain on it.
+    delta_channels_before, delta_channels_after : int or None
+        Delta channels of the LFR given and of the one analysed (after ``satdyn.lfr.reduce``;
+        equal with ``simplify=False``, and for an explicit M-Delta system).
     """
 
     lower: float
@@ -71,6 +76,8 @@ class WorstCaseGainResult:
     worst_case_delta: np.ndarray = field(repr=False)
     frequencies: np.ndarray = field(repr=False)
     gain_upper: np.ndarray = field(repr=False)
+    delta_channels_before: int | None = None
+    delta_channels_after: int | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -82,6 +89,8 @@ class WorstCaseGainResult:
             "destabilizing": self.destabilizing,
             "frequencies": self.frequencies,
             "gain_upper": self.gain_upper,
+            "delta_channels_before": self.delta_channels_before,
+            "delta_channels_after": self.delta_channels_after,
         }
 
 
@@ -180,7 +189,13 @@ def _skew_mu_bisection(system, freqs, gamma_lo, iterations=18, rtol=1e-3):
         hi = np.where(c, mid, hi)
         lo = np.where(active & ~c, mid, lo)
         packed, scalings = keep(c, packed, pk), keep(c, scalings, scalings_new)
-    return hi, scalings
+    # hi is proved (mu < 1 at diag(I, I/hi) M), but the scalings found on the way usually prove
+    # a smaller gamma directly: the skew level they certify (the level on the performance block)
+    level, certified_scalings = certify_scalings(G, structure, scalings.Dz, scalings.Dw, scalings.G,
+                                                 np.arange(structure.m) >= nd)
+    gamma = np.sqrt(np.maximum(level, 0.0))
+    better = gamma < hi
+    return np.where(better, gamma, hi), keep(better, scalings, certified_scalings)
 
 
 def _refine_skew(system, freqs, bound, scalings):
@@ -246,6 +261,7 @@ _UNREFINED = np.finfo(float).max
 def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=None, seed: int = 0,
                            directions: int = 32) -> WorstCaseGainResult:
     """Worst-case gain bounds of an explicit M-Delta system (see module docstring)."""
+    seed, directions, frequencies = check_options(system, progress, seed, directions, frequencies)
     if system.ninputs < 1 or system.noutputs < 1:
         raise ValueError("the system needs at least one performance input and output besides the Delta channels")
     report = progress if progress is not None else (lambda *a: None)
@@ -257,7 +273,7 @@ def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=N
     if not np.isfinite(g_low):
         report(3, 3, "destabilising parameters in the box")
         return WorstCaseGainResult(np.inf, np.inf, float(w_low), dict(zip(names, q.tolist())), g_nom, True,
-                                   q, np.zeros(0), np.zeros(0))
+                                   q, np.zeros(0), np.zeros(0), system.ndelta, system.ndelta)
     if frequencies is None:
         freqs = modal_frequency_grid(system.A, points=60)
     else:
@@ -292,10 +308,12 @@ def worst_case_gain_mdelta(system: MDeltaSystem, *, frequencies=None, progress=N
         worst_case_delta=q,
         frequencies=freqs,
         gain_upper=bound,
+        delta_channels_before=system.ndelta,
+        delta_channels_after=system.ndelta,
     )
 
 
-def worst_case_gain(lfr, *, grid=None, frequencies=None, progress=None, seed: int = 0):
+def worst_case_gain(lfr, *, grid=None, frequencies=None, progress=None, seed: int = 0, simplify: bool = True):
     """Worst-case H-infinity gain of an LFR over its uncertain parameters' ranges.
 
     Parameters
@@ -306,12 +324,20 @@ def worst_case_gain(lfr, *, grid=None, frequencies=None, progress=None, seed: in
     frequencies : array_like, optional, rad/s
     progress : callable(done, total, message), optional
     seed : int
+    simplify : bool
+        Reduce the LFR first (``satdyn.lfr.reduce``, default True); the channel counts
+        before and after are on the result (``delta_channels_before/after``).
 
     Returns
     -------
     WorstCaseGainResult (``worst_case_values`` in physical units), or GriddedResults with
     one result per grid point of the varying parameters.
     """
+    lfr, before, after = simplified(lfr, simplify)
+    check_callable(progress, "progress")
+    seed = check_int(seed, "seed", 0)
+    if frequencies is not None:
+        frequencies = check_frequencies(frequencies)
     points = grid_points(lfr, grid)
     results = []
     for i, point in enumerate(points):
@@ -320,7 +346,8 @@ def worst_case_gain(lfr, *, grid=None, frequencies=None, progress=None, seed: in
         if progress is not None:
             sub = (lambda d, t, msg, i=i: progress(i * t + d, len(points) * t, msg))
         res = worst_case_gain_mdelta(system, frequencies=frequencies, progress=sub, seed=seed)
-        results.append(replace(res, worst_case_values=physical_values(parameters, res.worst_case_delta)))
+        results.append(replace(res, worst_case_values=physical_values(parameters, res.worst_case_delta),
+                               delta_channels_before=before, delta_channels_after=after))
     if len(points) == 1 and not points[0].values:
         return results[0]
     return GriddedResults(tuple(p.values for p in points), tuple(results))
