@@ -1,6 +1,6 @@
 """Computed-torque control and the joint-command generator of the paper's examples.
 
-Seed 001 eqs. (112)-(115) and §8.1 (implementation notes §7.2, §9 items 31-33):
+Paper Front. Robot. AI 5:41 (2018) eqs. (112)-(115) and §8.1 (implementation notes §7.2, §9 items 31-33):
 
 * ū = K_D(q̇_D − q̇) + K_P(q_D − q) (eq. 112, as printed: **no** q̈_D feed-forward by
   default; ``feedforward=True`` adds q̈_D), τ = H̃ū + C̃ (eq. 115) with H̃, C̃ from an

@@ -1,6 +1,6 @@
 """Inertia blocks H₀, H₀ₘ, Hₘ, the generalized inertia H and H₀⁻¹ by the Schur route.
 
-Seed 001 eqs. (26)-(36), (45), (51)-(61), closed form and batched over configurations.
+Paper Front. Robot. AI 5:41 (2018) eqs. (26)-(36), (45), (51)-(61), closed form and batched over configurations.
 All blocks are in the inertial frame 𝒥 and refer to the paper's inertial-frame base
 twist [v0; ω0] (the body-frame form is ``diag(R0,R0,I)ᵀ 𝒜 diag(R0,R0,I)``).
 

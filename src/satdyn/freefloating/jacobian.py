@@ -1,6 +1,6 @@
 """Generalized Jacobian Matrix of any point on any link; resolved-motion-rate control.
 
-Seed 001 eqs. (103)-(111): [v_X; ω] = J₀X ẋ₀ + JₘX q̇ and, with conserved zero momentum
+Paper Front. Robot. AI 5:41 (2018) eqs. (103)-(111): [v_X; ω] = J₀X ẋ₀ + JₘX q̇ and, with conserved zero momentum
 (ẋ₀ = −H₀⁻¹H₀ₘq̇), J* = JₘX − J₀X H₀⁻¹ H₀ₘ.  The sign of the upper-right block of J₀X is
 −(x − r₀)^× (implementation notes §9 item 28).  Twists are [linear; angular] in the inertial frame 𝒥.
 

@@ -1,6 +1,6 @@
 """Forward kinematics (DCM and quaternion routes), point velocities, system CoM.
 
-Seed 001 eqs. (1)-(25) in the general joint-placement form of :mod:`.model`.
+Paper Front. Robot. AI 5:41 (2018) eqs. (1)-(25) in the general joint-placement form of :mod:`.model`.
 
 Arguments (dimensions; ``...`` = any batch of configurations)
 --------------------------------------------------------------

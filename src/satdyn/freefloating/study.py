@@ -1,6 +1,6 @@
 """The `satdyn freefloating` study: the paper's two example maneuvers on the substitute systems.
 
-Seed 001 §8 / spec §8.4: P4S (planar 4-link) and S6S (spatial 6-link) — **substitutes for
+Paper Front. Robot. AI 5:41 (2018) §8 / spec §8.4: P4S (planar 4-link) and S6S (spatial 6-link) — **substitutes for
 the unpublished Tables 3-6, not the paper's systems** — each moving one joint at a time with
 the computed-torque controller (K_P = K_D = 1, no feed-forward), floating mode, zero momentum,
 integrated with DOP853 (rtol 1e-10, atol 1e-12) piecewise between command breakpoints.
@@ -89,7 +89,7 @@ class FreeFloatingStudy:
 
     def to_dict(self) -> dict:
         return {"systems": {r.key: r.to_dict() for r in self.runs}, "integrator": self.integrator,
-                "substitute_systems": "P4S/S6S are spec 001 §8.4 substitutes, NOT the paper's (unpublished) Tables 3-6"}
+                "substitute_systems": "P4S/S6S are reconstruction notes docs/spec-map/001-gjm-free-floating.md §8.4 substitutes, NOT the paper's (unpublished) Tables 3-6"}
 
 
 def _cycles(sim: SimulationResult, command: JointSequenceCommand):

@@ -1,6 +1,6 @@
 """Symbolic back-end (optional ``sympy`` extra): partial- and full-symbolic equations of motion.
 
-Seed 001 §"implementation" / implementation notes §7.1 (Figure 3 of the paper):
+Paper Front. Robot. AI 5:41 (2018) §"implementation" / implementation notes §7.1 (Figure 3 of the paper):
 
 * **partial symbolic**: H₀, H₀ₘ, Hₘ (and their ∂/∂qₖ, plus the EE kinematics needed by J*)
   are closed-form sympy expressions of q, compiled once; H, C = Ḣq̇ + c and J* are then

@@ -72,7 +72,7 @@ def _aba(model, q, v, tau, fext, t, kin=None, work=None):
 
 
 def forward_dynamics_cut_and_solve(model, q, v, tau=None, *, fext=None, t=0.0) -> np.ndarray:
-    """Seed 004 §3.6 option (a): cut every parent-to-child wrench, solve the affine loop exactly.
+    """Paper arXiv:2505.03248 §3.6 option (a): cut every parent-to-child wrench, solve the affine loop exactly.
 
     Each non-root body is a forward-mode TITOP block: its joint acceleration follows from its
     own apparent inertia (``J_r`` of eq. 47, or ``m^A``) and the wrenches its children apply

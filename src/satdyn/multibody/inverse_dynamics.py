@@ -51,7 +51,7 @@ class InterfaceWrenches:
     ----------
     joint_wrenches : ndarray, shape (..., n_bodies, 6)
         Wrench applied by the parent on body i through its joint, at the body origin (the
-        joint point), in the body frame. Seed 004's ``W_{A/B,P}`` (by the child on the parent) is its
+        joint point), in the body frame. Paper arXiv:2505.03248's ``W_{A/B,P}`` (by the child on the parent) is its
         opposite, ``-joint_wrenches[..., i, :]`` in the child frame. For the root: the wrench the
         inertial frame (or the actuator of a floating root) applies.
     accelerations : ndarray, shape (..., n_bodies, 6)
@@ -59,7 +59,7 @@ class InterfaceWrenches:
     efforts : ndarray, shape (..., nv)
         Total generalized efforts (actuator plus spring-damper).
     child_on_parent : ndarray, shape (..., n_bodies, 6)
-        Seed 004's emitted wrench ``[W_{A/B,P0}]_b``: applied by body i on its parent, at the
+        Paper arXiv:2505.03248's emitted wrench ``[W_{A/B,P0}]_b``: applied by body i on its parent, at the
         joint's point P0 fixed in the parent (the port; eq. 93 for a prismatic), in the parent
         frame. Row 0 (the root) is zero.
     """

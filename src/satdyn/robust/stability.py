@@ -15,7 +15,7 @@ parameter vector in k* times the normalised box (1 = the stated ranges). Bounds:
 - upper = the size of an explicit destabilising parameter vector, found without any
   frequency grid: for a direction q in the box surface, the smallest t with a closed-loop
   pole of A(t q) on the imaginary axis (scan + bisection on eigenvalues), minimised over
-  vertices, random directions and a pattern search (spec 000b section 3.5, option 2).
+  vertices, random directions and a pattern search (reconstruction notes docs/spec-map/000b-robust.md §3.5, option 2).
   The pole on the axis gives ``critical_frequency``; its frequency is also added to the mu
   grid, so a resonance missed by the grid is caught and the lower bound corrected.
 """

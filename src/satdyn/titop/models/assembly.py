@@ -13,7 +13,7 @@
 
 External: port "B.G" (input W_ext/B,G group "B:G:W", output x''_G group "B:G:acc") and the
 wrench input "W_ext_C" (6, frame f).  Delta channels, in this order: A.omega1 (2),
-R1.alpha1..5 (16 each), R2.alpha1..5, R3.alpha1..5: 2 + 240 = 242 (spec 000a 2.6.4).
+R1.alpha1..5 (16 each), R2.alpha1..5, R3.alpha1..5: 2 + 240 = 242 (reconstruction notes docs/spec-map/000a-titop-modeling.md §2.6.4).
 
 Modal data of F_n (``structure``):
 
@@ -240,7 +240,7 @@ def _robot_blocks(data, dock, carry_tile, angles, root_frame):
 def robot_subsystem(data: AssemblySpacecraftData | None = None, *, dock: int = 1, carry_tile: bool = False,
                     angles=None, frame: str = "f"):
     """The robot (3 arms, hub, tile) as a one-port direct model at the docked foot, port
-    "robot.foot" in frame ``frame`` (spec 000a 2.6.4: -D^rob_Cj(alpha, delta) when frozen)."""
+    "robot.foot" in frame ``frame`` (reconstruction notes docs/spec-map/000a-titop-modeling.md §2.6.4: -D^rob_Cj(alpha, delta) when frozen)."""
     from ..ports import rename_ports
 
     data = load_assembly_spacecraft() if data is None else data
