@@ -32,7 +32,7 @@ def short_study(scenario):
 
 def test_experiment_runs_and_labels(short_study):
     exp = short_study.experiment
-    assert list(exp.runs) == ["B", "known", "A", "R", "B x10", "A x10", "B x100", "A x100"]
+    assert list(exp.runs) == ["B", "known", "A", "R", "velocity", "B x10", "A x10", "B x100", "A x100"]
     assert exp.runs["B"] is short_study.run  # the study's own run is reused, not recomputed
     for label, run in exp.runs.items():
         assert run.kind == label.split()[0]

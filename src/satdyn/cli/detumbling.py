@@ -9,7 +9,7 @@ from ..plotting import plot_detumbling_study
 from . import SimulationProgress, json_file, positive_float
 
 HELP = ("adaptive detumbling of a two-link satellite by two decentralized tugs "
-        "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known and the hinge sweep")
+        "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known, velocity-only and the hinge sweep")
 
 
 def add_arguments(parser) -> None:
@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--duration", type=positive_float, default=None, metavar="S",
                         help="horizon of the main run [s] (default: the scenario's, 30)")
     parser.add_argument("--experiment", action="store_true",
-                        help="also run B, known, A, R and the hinge-stiffness sweep x1, x10, x100 (8 runs, minutes)")
+                        help="also run B, known, A, R, velocity-only B and the hinge-stiffness sweep x1, x10, x100 (9 runs, minutes)")
 
 
 def run(args):

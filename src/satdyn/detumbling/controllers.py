@@ -12,6 +12,10 @@ Controller kinds (:data:`CONTROLLER_KINDS`):
   ``tau_i = T_omega_i - (R_i d_hat_i) x f_i``; ``pi_hat_i' = -Gamma_pi Y^T S_i s``,
   ``d_hat_i' = Gamma_d R_i^T (f_i x s_omega_i)``. ``V' = -s^T (K + D) s`` exactly.
 * ``"known"``: B with the true parameters and grasps and no adaptation.
+* ``"velocity"``: velocity-only detumbling (arXiv:2407.17617's law with ``p_d = p(t)``,
+  ``R_d = R_i(t)``): ``nu_r = 0``, ``s = nu``. The inertial columns of ``Y`` vanish (they multiply
+  ``nu_r``, ``nu_r_dot``); only the hinge spring and friction estimates adapt. The client stops
+  tumbling wherever it is; ``V = nu^T M nu / 2 + estimate terms`` and ``V' = -nu^T (K + D) nu``.
 * ``"A"`` the paper's composite 6-DOF controller (arXiv:2407.17617), error ``s_c = [v, omega1] - nu_rc``.
 * ``"R"`` rigid-body adaptive baseline (arXiv:2407.17617): A with Link-1's 10 parameters only.
 
@@ -31,10 +35,12 @@ from .dynamics import _cross, damping_matrix, mass_matrix
 from .regressors import composite_regressor, full_regressor, rigid_regressor
 
 __all__ = ["CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "Measurement",
-           "reference_velocity", "measure", "tug_command", "make_tugs", "initial_estimates",
+           "reference_velocity", "tug_reference", "FULL_CHAIN_KINDS", "measure", "tug_command", "make_tugs", "initial_estimates",
            "true_estimates", "lyapunov", "lyapunov_rate"]
 
-CONTROLLER_KINDS = ("B", "known", "A", "R")
+CONTROLLER_KINDS = ("B", "known", "A", "R", "velocity")
+FULL_CHAIN_KINDS = ("B", "known", "velocity")
+"""Kinds with the 9-D error ``s = nu - nu_r`` and the 9x29 regressor (a Lyapunov function each)."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,13 @@ def _attitude_error(R_d: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndar
     return vee(R_e), R_e
 
 
+def tug_reference(tug: TugController, desired: DesiredPose, p, R1, R2, nu) -> tuple[np.ndarray, np.ndarray]:
+    """``(nu_r, nu_r_dot)`` (9,) of ``tug``'s kind: zero for ``"velocity"``, else :func:`reference_velocity`."""
+    if tug.kind == "velocity":
+        return np.zeros(9), np.zeros(9)
+    return reference_velocity(desired, tug.gains.gamma, p, R1, R2, nu)
+
+
 def reference_velocity(desired: DesiredPose, gamma: float, p: np.ndarray, R1: np.ndarray, R2: np.ndarray,
                        nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Reference velocity ``nu_r`` (9,) and its exact time derivative ``nu_r_dot`` (9,).
@@ -205,8 +218,8 @@ def measure(tug: TugController, desired: DesiredPose, p: np.ndarray, R1: np.ndar
     Depends only on the measurement and on the common reference law, so both tugs of one
     kind obtain the same values (a simulation may compute it once for both).
     """
-    nu_r, nu_r_dot = reference_velocity(desired, tug.gains.gamma, p, R1, R2, nu)
-    if tug.kind in ("B", "known"):
+    nu_r, nu_r_dot = tug_reference(tug, desired, p, R1, R2, nu)
+    if tug.kind in FULL_CHAIN_KINDS:
         s = nu - nu_r
         Y = full_regressor(tug.structure, R1, R2, nu, nu_r, nu_r_dot)
     else:
@@ -242,7 +255,7 @@ def tug_command(tug: TugController, meas: Measurement, pi_hat: np.ndarray,
     i = tug.index
     R = meas.R[i]
     g = tug.gains
-    if tug.kind in ("B", "known"):
+    if tug.kind in FULL_CHAIN_KINDS:
         rows = slice(3, 6) if i == 0 else slice(6, 9)
         T = meas.Y @ pi_hat - g.K * meas.s
         f = tug.workload * T[:3]
@@ -291,7 +304,7 @@ def lyapunov(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu, pi
         V [J].
     """
     g = tugs[0].gains
-    nu_r, _ = reference_velocity(desired, g.gamma, p, R1, R2, nu)
+    nu_r, _ = tug_reference(tugs[0], desired, p, R1, R2, nu)
     s = nu - nu_r
     V = 0.5 * float(s @ mass_matrix(client, R1, R2) @ s)
     if tugs[0].kind != "known":
@@ -303,8 +316,8 @@ def lyapunov(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu, pi
 
 
 def lyapunov_rate(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu) -> float:
-    """Analytic rate of :func:`lyapunov` for B and known: ``-s^T (K + D) s`` [W]."""
+    """Analytic rate of :func:`lyapunov` for B, known and velocity: ``-s^T (K + D) s`` [W]."""
     g = tugs[0].gains
-    nu_r, _ = reference_velocity(desired, g.gamma, p, R1, R2, nu)
+    nu_r, _ = tug_reference(tugs[0], desired, p, R1, R2, nu)
     s = nu - nu_r
     return -float(s @ (g.K * s) + s @ damping_matrix(client, R1) @ s)

@@ -4,7 +4,7 @@
   ``V(T)``, peak wrenches, largest increase of ``V``.
 * :func:`detumbling_study` -- one run of the scenario's controller (controller B on the paper
   scenario), optionally with the experiment.
-* :func:`detumbling_experiment` -- B, known-parameter B, A and R on one scenario, plus the
+* :func:`detumbling_experiment` -- B, known-parameter B, A, R and velocity-only B on one scenario, plus the
   hinge-stiffness sweep (stiffness and damping ×1, ×10, ×100) for B and A, which shows when the
   paper's composite controller A works (stiff hinge only).
 """
@@ -26,7 +26,7 @@ __all__ = ["RunMetrics", "run_metrics", "DetumblingExperiment", "detumbling_expe
 SETTLING_THRESHOLD = 0.05
 """Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (arXiv:2407.17617)."""
 HINGE_SCALES = (1.0, 10.0, 100.0)
-EXPERIMENT_KINDS = ("B", "known", "A", "R")
+EXPERIMENT_KINDS = ("B", "known", "A", "R", "velocity")
 
 
 def _named_parameters(values) -> dict:
@@ -115,7 +115,7 @@ class DetumblingExperiment:
     Attributes
     ----------
     runs : dict
-        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"`` (hinge ×1) and
+        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"``, ``"velocity"`` (hinge ×1) and
         ``"B x10"``, ``"A x10"``, ``"B x100"``, ``"A x100"``.
     metrics : dict
         ``{label: RunMetrics}``.
@@ -137,7 +137,7 @@ def _label(kind: str, scale: float) -> str:
 
 def detumbling_experiment(scenario: Scenario, *, kinds=EXPERIMENT_KINDS, hinge_scales=HINGE_SCALES,
                           sweep_kinds=("B", "A"), progress=None, reuse: dict | None = None) -> DetumblingExperiment:
-    """Run B, known, A, R at the scenario's hinge and B, A over ``hinge_scales``.
+    """Run B, known, A, R, velocity at the scenario's hinge and B, A over ``hinge_scales``.
 
     Parameters
     ----------

@@ -210,7 +210,7 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
     Parameters
     ----------
     scenario : Scenario
-    kind : {"B", "known", "A", "R"}, optional
+    kind : {"B", "known", "A", "R", "velocity"}, optional
         Controller (default the scenario's).
     duration : float, optional
         Horizon [s] (default ``scenario.simulation.duration``).

@@ -195,7 +195,7 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
     axes[0].set_title("Link-1 angular rate", fontsize=9)
     axes[1].set_title("Link-2 angular rate", fontsize=9)
     axes[2].set_title("velocity of the hinge point H", fontsize=9)
-    fig.suptitle("B (full chain), known, A (paper composite), R (rigid); xN: hinge stiffness and damping scaled "
+    fig.suptitle("B (full chain), known, A (paper composite), R (rigid), velocity (velocity-only B); xN: hinge stiffness and damping scaled "
                  "(runs ending early stopped at |theta*| -> pi)", fontsize=9)
     # one panel per run: the V of different runs differ by orders of magnitude (their
     # estimate-error terms), so on one axis they overlap into a single band
@@ -208,7 +208,7 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
         ax.legend(fontsize=7, loc="upper right")
     for ax in axes_v[len(runs):]:
         ax.set_visible(False)
-    fig_v.suptitle("Lyapunov function V of each run (a Lyapunov function for B and known only; "
+    fig_v.suptitle("Lyapunov function V of each run (a Lyapunov function for B, known, velocity only; "
                    "own y-scale per panel)", fontsize=10)
     return {"experiment_rates": fig, "experiment_lyapunov": fig_v}
 
