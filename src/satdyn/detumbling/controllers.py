@@ -32,6 +32,7 @@ import numpy as np
 from ..spatial import vee
 from .client import N_PARAMETERS, LINK_PARAMETER_SLICES, ClientParams, HingeParams
 from .dynamics import _cross, damping_matrix, mass_matrix
+from .projection import ParameterSet
 from .regressors import composite_regressor, full_regressor, rigid_regressor
 
 __all__ = ["CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "Measurement",
@@ -115,18 +116,24 @@ class TugController:
 
     ``structure`` is the hinge *model structure* the controller assumes (spring model and
     friction regularisation); its stiffness/damping/friction values are zero -- unknown.
+    ``bounds`` (optional) is the tug's prior knowledge as a convex
+    :class:`~satdyn.detumbling.projection.ParameterSet`: its updates are then projected onto
+    the set's tangent cone (estimates stay in the set; ``V' <= -s^T (K + D) s`` still holds).
     """
 
     index: int
     kind: str
     gains: ControllerGains
     structure: HingeParams
+    bounds: ParameterSet | None = None
 
     def __post_init__(self):
         if self.index not in (0, 1):
             raise ValueError(f"`index` must be 0 or 1; got {self.index!r}")
         if self.kind not in CONTROLLER_KINDS:
             raise ValueError(f"`kind` must be one of {CONTROLLER_KINDS}; got {self.kind!r}")
+        if self.bounds is not None and not isinstance(self.bounds, ParameterSet):
+            raise TypeError(f"`bounds` must be a ParameterSet or None; got {type(self.bounds).__name__}")
 
     @property
     def workload(self) -> float:
@@ -137,11 +144,13 @@ class TugController:
         return 10 if self.kind == "R" else N_PARAMETERS
 
 
-def make_tugs(kind: str, gains: ControllerGains, client: ClientParams) -> tuple[TugController, TugController]:
-    """The two tugs of one controller kind; they know only the hinge model structure of ``client``."""
+def make_tugs(kind: str, gains: ControllerGains, client: ClientParams,
+              bounds: ParameterSet | None = None) -> tuple[TugController, TugController]:
+    """The two tugs of one controller kind; they know only the hinge model structure of ``client``
+    (and, optionally, the parameter set ``bounds``)."""
     h = client.hinge
     structure = HingeParams(np.zeros(3), np.zeros(3), np.zeros(3), h.friction_eps, h.spring_model)
-    return TugController(0, kind, gains, structure), TugController(1, kind, gains, structure)
+    return TugController(0, kind, gains, structure, bounds), TugController(1, kind, gains, structure, bounds)
 
 
 def initial_estimates(tug: TugController, client: ClientParams, fraction: float,
@@ -155,7 +164,10 @@ def initial_estimates(tug: TugController, client: ClientParams, fraction: float,
         return pi.copy(), client.grasps[tug.index].copy()
     if tug.kind == "R":
         pi = pi[LINK_PARAMETER_SLICES[0]]
-    return fraction * pi, np.asarray(grasp_estimate, dtype=float).copy()
+    pi_hat, d_hat = fraction * pi, np.asarray(grasp_estimate, dtype=float).copy()
+    if tug.bounds is not None:  # a projected law starts inside its set
+        pi_hat, d_hat = tug.bounds.clip(pi_hat), tug.bounds.clip_grasp(d_hat)
+    return pi_hat, d_hat
 
 
 def true_estimates(tug: TugController, client: ClientParams) -> tuple[np.ndarray, np.ndarray]:
@@ -276,6 +288,9 @@ def tug_command(tug: TugController, meas: Measurement, pi_hat: np.ndarray,
         s_omega = meas.s[3:]
         pi_dot = -g.Gamma_pi * (meas.Y.T @ meas.s)
         d_dot = g.Gamma_d * (R.T @ _cross(f, s_omega))
+    if tug.bounds is not None and tug.kind != "known":
+        pi_dot = tug.bounds.project_rate(pi_hat, pi_dot)
+        d_dot = tug.bounds.project_grasp_rate(d_hat, d_dot)
     # W = G(R d_hat)^{-1} [f; torque about H]: the tug moves the torque to where it believes it is.
     tau = torque_about_H - _cross(R @ d_hat, f)
     return np.concatenate([f, tau]), pi_dot, d_dot

@@ -29,6 +29,7 @@ from .controllers import (DesiredPose, TugController, initial_estimates, make_tu
                           tug_command)
 from .dynamics import damping_matrix, forward_dynamics, generalized_force, grasp_twists, mass_matrix
 from .kernel import make_fused_rhs, supports_fused
+from .projection import ParameterSet
 from .scenario import InitialState, Scenario, SimulationOptions
 
 __all__ = ["ClosedLoop", "DetumblingRun", "closed_loop", "initial_state_vector", "unpack_state",
@@ -56,9 +57,10 @@ class ClosedLoop:
         return 26 + 2 * self.n_parameters
 
 
-def closed_loop(scenario: Scenario, kind: str | None = None) -> ClosedLoop:
-    """The closed loop of ``scenario`` with its controller, or with controller ``kind``."""
-    tugs = make_tugs(scenario.controller if kind is None else kind, scenario.gains, scenario.client)
+def closed_loop(scenario: Scenario, kind: str | None = None, bounds: ParameterSet | None = None) -> ClosedLoop:
+    """The closed loop of ``scenario`` with its controller, or with controller ``kind``; with
+    ``bounds`` the tugs project their updates onto that parameter set."""
+    tugs = make_tugs(scenario.controller if kind is None else kind, scenario.gains, scenario.client, bounds)
     return ClosedLoop(scenario.client, scenario.desired, tugs)
 
 
@@ -204,7 +206,8 @@ def _progress_rhs(system, duration, progress, counter, kernel):
 
 
 def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | None = None,
-             progress=None, options: SimulationOptions | None = None, kernel: str = "fused") -> DetumblingRun:
+             progress=None, options: SimulationOptions | None = None, kernel: str = "fused",
+             bounds: ParameterSet | None = None) -> DetumblingRun:
     """Closed-loop detumbling run.
 
     Parameters
@@ -222,6 +225,9 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
         ``"fused"`` integrates with :func:`satdyn.detumbling.kernel.make_fused_rhs` where it
         applies (log-map spring; same equations, ~5x cheaper per evaluation); ``"reference"``
         always uses :func:`closed_loop_rhs`.
+    bounds : ParameterSet, optional
+        Parameter projection: both tugs keep their estimates in this convex set
+        (:mod:`satdyn.detumbling.projection`).
 
     Returns
     -------
@@ -233,7 +239,9 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
     T = float(opts.duration if duration is None else duration)
     if not T > 0:
         raise ValueError(f"`duration` must be positive; got {T}")
-    system = closed_loop(scenario, kind)
+    if bounds is not None and not isinstance(bounds, ParameterSet):
+        raise TypeError(f"`bounds` must be a ParameterSet or None; got {type(bounds).__name__}")
+    system = closed_loop(scenario, kind, bounds)
     x0 = initial_state_vector(system, scenario)
     counter = [0]
     rhs = _progress_rhs(system, T, progress, counter, kernel)
