@@ -102,6 +102,7 @@ def make_fused_rhs(system):
     velocity_only = kind == "velocity"
     n = system.n_parameters
     eps_c = tugs[0].structure.friction_eps  # the controller's assumed regularisation
+    thrusters = system.thrusters
 
     def rhs(t, x):
         p = x[0:3]
@@ -162,6 +163,8 @@ def make_fused_rhs(system):
         W1, pi_dot1, d_dot1 = tug_command(tugs[0], meas, x[n0:n0 + n], x[n0 + 2 * n:n0 + 2 * n + 3])
         W2, pi_dot2, d_dot2 = tug_command(tugs[1], meas, x[n0 + n:n0 + 2 * n], x[n0 + 2 * n + 3:n0 + 2 * n + 6])
 
+        if thrusters is not None:  # saturation: what the thrusters deliver
+            W1, W2 = thrusters[0].deliver(W1, R1), thrusters[1].deliver(W2, R2)
         # generalized force of the wrenches applied at the true grasp points, and the plant
         f1, f2 = W1[:3], W2[:3]
         Q = np.concatenate([f1 + f2, W1[3:] + _cross(R1 @ d1, f1), W2[3:] + _cross(R2 @ d2, f2)])
