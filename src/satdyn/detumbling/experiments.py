@@ -185,6 +185,9 @@ class DetumblingStudy:
     metrics: RunMetrics
     experiment: DetumblingExperiment | None = None
     notes: list = field(default_factory=list)
+    tug_limits: object | None = None
+    sweep: object | None = None
+    projected: bool = False
 
     def to_dict(self) -> dict:
         m = self.metrics
@@ -204,30 +207,45 @@ class DetumblingStudy:
                                 for i in range(self.run.pi_hat.shape[1])},
             "notes": list(self.notes),
         }
+        out["parameter_projection"] = self.projected
         if self.experiment is not None:
             out["experiment"] = self.experiment.to_dict()
+        if self.tug_limits is not None:
+            out["tug_limits"] = self.tug_limits.to_dict()
+        if self.sweep is not None:
+            out["gain_sweep"] = self.sweep.to_dict()
         return out
 
 
 def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: float | None = None,
-                     progress=None) -> DetumblingStudy:
+                     progress=None, bounds=None, tug=None, sweep_grid: str | None = None) -> DetumblingStudy:
     """Run the scenario's controller and, with ``experiment=True``, the comparison and sweep.
 
     Parameters
     ----------
     scenario : Scenario
     experiment : bool
-        Also run :func:`detumbling_experiment` (8 runs, reusing the main run when it is B).
+        Also run :func:`detumbling_experiment` (9 runs, reusing the main run when it is B).
     duration : float, optional
         Overrides the scenario horizon [s] (main run only).
     progress : callable ``(label, t, T)``, optional
+    bounds : ParameterSet, optional
+        Parameter projection of the main run (:mod:`satdyn.detumbling.projection`).
+    tug : TugModel, optional
+        Also run :func:`satdyn.detumbling.studies.tug_limits_comparison` with this tug.
+    sweep_grid : {"small", "large"}, optional
+        Also run :func:`satdyn.detumbling.studies.gain_sweep` on this grid of ``SWEEP_GRIDS``.
     """
+    from ..runtime import limit_blas_threads
+    from .studies import SWEEP_GRIDS, gain_sweep, tug_limits_comparison
+
+    if sweep_grid is not None and sweep_grid not in SWEEP_GRIDS:
+        raise ValueError(f"`sweep_grid` must be one of {tuple(SWEEP_GRIDS)}; got {sweep_grid!r}")
     label = scenario.controller
     cb = None if progress is None else (lambda t, T: progress(label, t, T))
-    from ..runtime import limit_blas_threads
 
     with limit_blas_threads():        # small dense problems: BLAS threads only fight for cores
-        run = simulate(scenario, duration=duration, progress=cb)
+        run = simulate(scenario, duration=duration, progress=cb, bounds=bounds)
     notes = []
     if run.status != "completed":
         notes.append(f"{label}: stopped at t = {run.t[-1]:.2f} s, |theta*| reached pi - margin")
@@ -239,4 +257,15 @@ def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: 
         for lab, m in exp.metrics.items():
             if m.status != "completed":
                 notes.append(f"{lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
-    return DetumblingStudy(scenario, run, run_metrics(run), exp, notes)
+    limits = None
+    if tug is not None:
+        reuse = {"ideal": run} if label == "B" and bounds is None else None
+        limits = tug_limits_comparison(scenario, tug, duration=duration, progress=progress, reuse=reuse)
+        for lab, m in limits.metrics.items():
+            if m.status != "completed":
+                notes.append(f"tug limits, {lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
+    sweep = None
+    if sweep_grid is not None:
+        K_scales, Gamma_pi, horizon = SWEEP_GRIDS[sweep_grid]
+        sweep = gain_sweep(scenario, K_scales, Gamma_pi, duration=horizon)
+    return DetumblingStudy(scenario, run, run_metrics(run), exp, notes, limits, sweep, bounds is not None)
