@@ -98,3 +98,17 @@ def test_cli_refuses_bad_options_before_work(tmp_path, capsys, argv, words):
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and words in err
     assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_cli_tug_limits_and_projection_write_their_results(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "o"
+    assert main(["detumbling", "--out", str(out), "--quiet", "--duration", "0.3", "--projection", "--tug-limits",
+                 "--max-thrust", "15"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["parameter_projection"] is True
+    assert data["tug_limits"]["tug"]["max_thrust_n"] == 15.0
+    assert set(data["tug_limits"]["runs"]) == {"ideal", "tug mass", "tug mass + saturation"}
+    assert (out / "tug_limits.png").exists()
+    assert "tug mass + saturation" in capsys.readouterr().out

@@ -12,7 +12,9 @@ communicating. Modules (one concept each):
 * :mod:`.controllers` -- controllers B, known, A, R, velocity; reference; Lyapunov function and rate;
 * :mod:`.projection` -- convex physical parameter set and the projected adaptation law;
 * :mod:`.simulate` -- closed-loop ``solve_ivp`` runs logging the paper's Figs. 5-11 signals;
-* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known comparison and the hinge-stiffness sweep.
+* :mod:`.tugs` -- the tugs' limits: lumped mass, 6-thruster allocation and saturation;
+* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known/velocity comparison and the hinge-stiffness sweep;
+* :mod:`.studies` -- the tug-limits comparison and the gain-sensitivity sweep.
 """
 
 from .client import (N_PARAMETERS, PARAMETER_NAMES, ClientParams, HingeParams, LinkParams, TableResolutions,
@@ -29,6 +31,8 @@ from .regressors import (composite_regressor, full_regressor, grasp_regressor, l
                          rigid_regressor)
 from .scenario import InitialState, Scenario, SimulationOptions, load_scenario, paper_scenario
 from .simulate import DetumblingRun, closed_loop, simulate, simulate_free_motion
+from .studies import GainSweep, TugLimitsComparison, gain_sweep, tug_limits_comparison
+from .tugs import TugModel, with_tug_masses
 
 __all__ = [
     "N_PARAMETERS", "PARAMETER_NAMES", "LinkParams", "HingeParams", "ClientParams", "TableResolutions",
@@ -44,4 +48,5 @@ __all__ = [
     "DetumblingRun", "closed_loop", "simulate", "simulate_free_motion",
     "RunMetrics", "run_metrics", "DetumblingStudy", "detumbling_study", "DetumblingExperiment",
     "detumbling_experiment",
+    "TugModel", "with_tug_masses", "TugLimitsComparison", "tug_limits_comparison", "GainSweep", "gain_sweep",
 ]

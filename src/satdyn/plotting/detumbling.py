@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -246,13 +247,16 @@ def plot_gain_sweep(sweep) -> dict[str, Figure]:
               (sweep.peak_torque, "peak tug torque max(|tau_1|, |tau_2|) [N m]", "peak torque", "magma"))
     nK, nG = sweep.settling_time_s.shape
     for ax, (values, unit, title, cmap) in zip(axes, panels):
-        shown = np.where(np.isfinite(values), values, np.nan)
-        mesh = ax.pcolormesh(np.arange(nG + 1) - 0.5, np.arange(nK + 1) - 0.5, shown, cmap=cmap, shading="flat")
+        shown = np.ma.masked_invalid(np.where(np.isfinite(values), values, np.nan))
+        colours = matplotlib.colormaps[cmap].with_extremes(bad="lightgrey")  # not settled: grey
+        mesh = ax.pcolormesh(np.arange(nG + 1) - 0.5, np.arange(nK + 1) - 0.5, shown, cmap=colours, shading="flat")
         fig.colorbar(mesh, ax=ax, label=unit)
         for i in range(nK):
             for j in range(nG):
-                text = f"{values[i, j]:.1f}" if np.isfinite(values[i, j]) else f"> {sweep.duration:g}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w")
+                finite = np.isfinite(values[i, j])
+                text = f"{values[i, j]:.1f}" if finite else f"> {sweep.duration:g}"
+                dark = not finite or mesh.norm(values[i, j]) > 0.6  # dark text on the bright end of the map
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color="k" if dark else "w")
         ax.set_xticks(range(nG), [f"{g:g}" for g in sweep.Gamma_pi])
         ax.set_yticks(range(nK), [f"{k:g}" for k in sweep.K_scales])
         ax.set(xlabel=r"adaptation gain $\Gamma_\pi$ [parameter units$^2$/(J s)]",
