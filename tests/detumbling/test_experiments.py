@@ -71,7 +71,7 @@ def test_experiment_progress_callback(scenario):
 def test_figures_have_units_legends_titles_and_one_panel_per_run(short_study):
     # Readability contract of the figures (issue 15): every visible axis has a title, a unit in
     # its y label and a legend; estimates are split by unit (one unit per axis); the Lyapunov
-    # comparison draws each of the 8 runs on its own panel (on one axis 7 of them overlap).
+    # comparison draws each of the 9 runs on its own panel (on one axis most of them overlap).
     from satdyn.plotting import plot_detumbling_study
 
     figs = plot_detumbling_study(short_study)
