@@ -41,7 +41,7 @@ def test_reference_derivative_matches_finite_difference(scenario, rng):
         np.testing.assert_allclose((shifted(1) - shifted(-1)) / (2 * h), nu_r_dot, atol=1e-8)
 
 
-@pytest.mark.parametrize("kind", ["B", "A", "R"])
+@pytest.mark.parametrize("kind", ["B", "A", "R", "velocity"])
 def test_tugs_are_decentralised(scenario, rng, kind):
     """Perturbing one tug's estimates leaves the other tug's wrench and updates bitwise identical."""
     system = closed_loop(scenario, kind)
@@ -95,7 +95,7 @@ def test_workload_split_and_realised_generalized_force(scenario, rng):
         np.testing.assert_allclose(Q, expected, atol=1e-11 * np.abs(Q).max())
 
 
-@pytest.mark.parametrize("kind", ["B", "known"])
+@pytest.mark.parametrize("kind", ["B", "known", "velocity"])
 def test_lyapunov_rate_identity(scenario, rng, kind):
     """dV/dt along the closed-loop flow (central difference of V(x +- h x_dot)) equals -s^T (K + D) s."""
     system = closed_loop(scenario, kind)
@@ -120,7 +120,7 @@ def test_lyapunov_rate_identity(scenario, rng, kind):
         assert abs(fd - rate) <= 1e-6 * abs(rate) + 1e-5
 
 
-@pytest.mark.parametrize("kind", ["B", "known", "A", "R"])
+@pytest.mark.parametrize("kind", ["B", "known", "A", "R", "velocity"])
 def test_fused_kernel_equals_reference(scenario, rng, kind):
     system = closed_loop(scenario, kind)
     fused = make_fused_rhs(system)

@@ -32,7 +32,7 @@ def short_study(scenario):
 
 def test_experiment_runs_and_labels(short_study):
     exp = short_study.experiment
-    assert list(exp.runs) == ["B", "known", "A", "R", "B x10", "A x10", "B x100", "A x100"]
+    assert list(exp.runs) == ["B", "known", "A", "R", "velocity", "B x10", "A x10", "B x100", "A x100"]
     assert exp.runs["B"] is short_study.run  # the study's own run is reused, not recomputed
     for label, run in exp.runs.items():
         assert run.kind == label.split()[0]
@@ -71,7 +71,7 @@ def test_experiment_progress_callback(scenario):
 def test_figures_have_units_legends_titles_and_one_panel_per_run(short_study):
     # Readability contract of the figures (issue 15): every visible axis has a title, a unit in
     # its y label and a legend; estimates are split by unit (one unit per axis); the Lyapunov
-    # comparison draws each of the 8 runs on its own panel (on one axis 7 of them overlap).
+    # comparison draws each of the 9 runs on its own panel (on one axis most of them overlap).
     from satdyn.plotting import plot_detumbling_study
 
     figs = plot_detumbling_study(short_study)

@@ -5,22 +5,68 @@ from __future__ import annotations
 import dataclasses
 
 from ..detumbling import CONTROLLER_KINDS, detumbling_study, load_scenario
+from ..detumbling.projection import physical_parameter_set
+from ..detumbling.studies import DEFAULT_TUG, SWEEP_GRIDS
 from ..plotting import plot_detumbling_study
-from . import SimulationProgress, json_file, positive_float
+from . import SimulationProgress, json_file, nonnegative_float, positive_float
 
 HELP = ("adaptive detumbling of a two-link satellite by two decentralized tugs "
-        "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known and the hinge sweep")
+        "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known, velocity-only and the hinge "
+        "sweep; --tug-limits adds tug mass and thrust saturation; --sweep the gain sensitivity")
+
+# option attribute -> flag, for the options that only --tug-limits / --sweep use
+_TUG_OPTIONS = {"tug_mass": "--tug-mass", "max_thrust": "--max-thrust", "thruster_arm": "--thruster-arm"}
+_SWEEP_OPTIONS = {"sweep_grid": "--sweep-grid"}
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--scenario", type=json_file, metavar="FILE",
                         help="scenario (JSON, layout of satdyn/data/detumbling/paper_table1.json)")
     parser.add_argument("--controller", choices=CONTROLLER_KINDS, default=None,
-                        help="controller of the main run (default: the scenario's, B)")
+                        help="controller of the main run (default: the scenario's, B; velocity: velocity-only)")
     parser.add_argument("--duration", type=positive_float, default=None, metavar="S",
                         help="horizon of the main run [s] (default: the scenario's, 30)")
     parser.add_argument("--experiment", action="store_true",
-                        help="also run B, known, A, R and the hinge-stiffness sweep x1, x10, x100 (8 runs, minutes)")
+                        help="also run B, known, A, R, velocity-only B and the hinge-stiffness sweep x1, x10, x100 "
+                             "(9 runs, minutes)")
+    parser.add_argument("--projection", action="store_true",
+                        help="main run with parameter projection (estimates kept in a physical set: masses > 0, "
+                             "inertias positive definite, hinge terms >= 0)")
+    parser.add_argument("--tug-limits", action="store_true",
+                        help="also run B with the tugs' masses, and with their masses and thrust saturation "
+                             "(3 runs of the main run's horizon)")
+    parser.add_argument("--tug-mass", type=nonnegative_float, default=None, metavar="KG",
+                        help=f"--tug-limits: mass of each tug [kg] (default {DEFAULT_TUG.mass:g})")
+    parser.add_argument("--max-thrust", type=positive_float, default=None, metavar="N",
+                        help=f"--tug-limits: largest force of each of a tug's 6 thrusters [N] "
+                             f"(default {DEFAULT_TUG.max_thrust:g})")
+    parser.add_argument("--thruster-arm", type=positive_float, default=None, metavar="M",
+                        help=f"--tug-limits: lever arm of the thrusters [m] (default {DEFAULT_TUG.arm:g})")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also sweep controller B over K scales x Gamma_pi: settling time and peak torque "
+                             "(default grid: 9 runs of 10 s, under a minute)")
+    parser.add_argument("--sweep-grid", choices=tuple(SWEEP_GRIDS), default=None,
+                        help="--sweep: 'small' (3 x 3, 10 s runs, default) or 'large' (5 x 6, 30 s runs, tens of "
+                             "minutes)")
+
+
+def check(args) -> None:
+    """Refuse options whose study is not requested (they would be silently ignored)."""
+    for enabled, options, mode in ((args.tug_limits, _TUG_OPTIONS, "--tug-limits"),
+                                   (args.sweep, _SWEEP_OPTIONS, "--sweep")):
+        if enabled:
+            continue
+        for attribute, flag in options.items():
+            if getattr(args, attribute) is not None:
+                raise ValueError(f"{flag} applies only with {mode}")
+
+
+def _tug(args):
+    if not args.tug_limits:
+        return None
+    changes = {name: value for name, value in (("mass", args.tug_mass), ("max_thrust", args.max_thrust),
+                                               ("arm", args.thruster_arm)) if value is not None}
+    return dataclasses.replace(DEFAULT_TUG, **changes)
 
 
 def run(args):
@@ -29,7 +75,9 @@ def run(args):
         scenario = dataclasses.replace(scenario, controller=args.controller)
     bars = SimulationProgress("simulate")
     try:
-        return detumbling_study(scenario, experiment=args.experiment, duration=args.duration, progress=bars)
+        return detumbling_study(scenario, experiment=args.experiment, duration=args.duration, progress=bars,
+                                bounds=physical_parameter_set() if args.projection else None, tug=_tug(args),
+                                sweep_grid=(args.sweep_grid or "small") if args.sweep else None)
     finally:
         bars.close()
 
@@ -41,8 +89,9 @@ def figures(result):
 def summary(result) -> str:
     m = result.metrics
     f, st, pk = m.final, m.settling_time_s, m.peak
+    projection = ", parameter projection" if result.projected else ""
     lines = [
-        f"{result.scenario.name}: controller {m.controller}, {m.status} at t = {m.duration:.2f} s "
+        f"{result.scenario.name}: controller {m.controller}{projection}, {m.status} at t = {m.duration:.2f} s "
         f"({m.rhs_evaluations} right-hand sides, {m.wall_time_s:.1f} s)",
         f"final |v| {f['v']:.2e} m/s, |omega1| {f['omega1']:.2e}, |omega2| {f['omega2']:.2e} rad/s, "
         f"|p - p_d| {f['position_error']:.2e} m, |theta*| {f['hinge_angle']:.2e} rad",
@@ -56,5 +105,17 @@ def summary(result) -> str:
             s = e.settling_time_s
             lines.append(f"{label:12s} {e.status:18s} {e.final['omega1']:.2e}    {e.final['omega2']:.2e}    "
                          f"{e.final['v']:.2e}   {s['omega1']:.2f}/{s['omega2']:.2f}/{s['v']:.2f}")
+    if result.tug_limits is not None:
+        lines.append("tug limits              settle w1/w2/v [s]     peaks |f| / |tau1| / |tau2|")
+        for label, e in result.tug_limits.metrics.items():
+            s, p = e.settling_time_s, e.peak
+            lines.append(f"{label:23s} {s['omega1']:.2f}/{s['omega2']:.2f}/{s['v']:.2f}       "
+                         f"{p['force']:.1f} / {p['torque1']:.1f} / {p['torque2']:.1f}")
+    if result.sweep is not None:
+        sw = result.sweep
+        lines.append(f"gain sweep ({sw.duration:g} s runs): settling time [s] (rows K scale, columns Gamma_pi "
+                     + " ".join(f"{g:g}" for g in sw.Gamma_pi) + ")")
+        for k, row in zip(sw.K_scales, sw.settling_time_s):
+            lines.append(f"  K x{k:<5g} " + " ".join(f"{v:7.2f}" for v in row))
     lines.extend(result.notes)
     return "\n".join(lines)

@@ -9,9 +9,12 @@ communicating. Modules (one concept each):
 * :mod:`.scenario` -- scenarios (JSON files), initial state, gains, solver settings;
 * :mod:`.dynamics` -- ``M``, ``C``, ``D``, spring/friction forces, forward dynamics, energy, momenta, grasp maps;
 * :mod:`.regressors` -- full-chain (9x29), composite (6x29), rigid (6x10), grasp regressors;
-* :mod:`.controllers` -- controllers B, known, A, R; reference; Lyapunov function and rate;
+* :mod:`.controllers` -- controllers B, known, A, R, velocity; reference; Lyapunov function and rate;
+* :mod:`.projection` -- convex physical parameter set and the projected adaptation law;
 * :mod:`.simulate` -- closed-loop ``solve_ivp`` runs logging the paper's Figs. 5-11 signals;
-* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known comparison and the hinge-stiffness sweep.
+* :mod:`.tugs` -- the tugs' limits: lumped mass, 6-thruster allocation and saturation;
+* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known/velocity comparison and the hinge-stiffness sweep;
+* :mod:`.studies` -- the tug-limits comparison and the gain-sensitivity sweep.
 """
 
 from .client import (N_PARAMETERS, PARAMETER_NAMES, ClientParams, HingeParams, LinkParams, TableResolutions,
@@ -23,10 +26,13 @@ from .dynamics import (angular_momentum, coriolis_matrix, damping_matrix, energy
                        kinetic_energy, linear_momentum, mass_matrix, spring_force)
 from .experiments import (DetumblingExperiment, DetumblingStudy, RunMetrics, detumbling_experiment,
                           detumbling_study, run_metrics)
+from .projection import ParameterSet, physical_parameter_set
 from .regressors import (composite_regressor, full_regressor, grasp_regressor, link_regressor,
                          rigid_regressor)
 from .scenario import InitialState, Scenario, SimulationOptions, load_scenario, paper_scenario
 from .simulate import DetumblingRun, closed_loop, simulate, simulate_free_motion
+from .studies import GainSweep, TugLimitsComparison, gain_sweep, tug_limits_comparison
+from .tugs import TugModel, with_tug_masses
 
 __all__ = [
     "N_PARAMETERS", "PARAMETER_NAMES", "LinkParams", "HingeParams", "ClientParams", "TableResolutions",
@@ -38,7 +44,9 @@ __all__ = [
     "link_regressor", "full_regressor", "composite_regressor", "rigid_regressor", "grasp_regressor",
     "CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "make_tugs", "reference_velocity",
     "measure", "tug_command", "lyapunov", "lyapunov_rate",
+    "ParameterSet", "physical_parameter_set",
     "DetumblingRun", "closed_loop", "simulate", "simulate_free_motion",
     "RunMetrics", "run_metrics", "DetumblingStudy", "detumbling_study", "DetumblingExperiment",
     "detumbling_experiment",
+    "TugModel", "with_tug_masses", "TugLimitsComparison", "tug_limits_comparison", "GainSweep", "gain_sweep",
 ]

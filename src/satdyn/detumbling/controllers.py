@@ -12,6 +12,10 @@ Controller kinds (:data:`CONTROLLER_KINDS`):
   ``tau_i = T_omega_i - (R_i d_hat_i) x f_i``; ``pi_hat_i' = -Gamma_pi Y^T S_i s``,
   ``d_hat_i' = Gamma_d R_i^T (f_i x s_omega_i)``. ``V' = -s^T (K + D) s`` exactly.
 * ``"known"``: B with the true parameters and grasps and no adaptation.
+* ``"velocity"``: velocity-only detumbling (arXiv:2407.17617's law with ``p_d = p(t)``,
+  ``R_d = R_i(t)``): ``nu_r = 0``, ``s = nu``. The inertial columns of ``Y`` vanish (they multiply
+  ``nu_r``, ``nu_r_dot``); only the hinge spring and friction estimates adapt. The client stops
+  tumbling wherever it is; ``V = nu^T M nu / 2 + estimate terms`` and ``V' = -nu^T (K + D) nu``.
 * ``"A"`` the paper's composite 6-DOF controller (arXiv:2407.17617), error ``s_c = [v, omega1] - nu_rc``.
 * ``"R"`` rigid-body adaptive baseline (arXiv:2407.17617): A with Link-1's 10 parameters only.
 
@@ -28,13 +32,16 @@ import numpy as np
 from ..spatial import vee
 from .client import N_PARAMETERS, LINK_PARAMETER_SLICES, ClientParams, HingeParams
 from .dynamics import _cross, damping_matrix, mass_matrix
+from .projection import ParameterSet
 from .regressors import composite_regressor, full_regressor, rigid_regressor
 
 __all__ = ["CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "Measurement",
-           "reference_velocity", "measure", "tug_command", "make_tugs", "initial_estimates",
+           "reference_velocity", "tug_reference", "FULL_CHAIN_KINDS", "measure", "tug_command", "make_tugs", "initial_estimates",
            "true_estimates", "lyapunov", "lyapunov_rate"]
 
-CONTROLLER_KINDS = ("B", "known", "A", "R")
+CONTROLLER_KINDS = ("B", "known", "A", "R", "velocity")
+FULL_CHAIN_KINDS = ("B", "known", "velocity")
+"""Kinds with the 9-D error ``s = nu - nu_r`` and the 9x29 regressor (a Lyapunov function each)."""
 
 
 @dataclass(frozen=True)
@@ -109,18 +116,24 @@ class TugController:
 
     ``structure`` is the hinge *model structure* the controller assumes (spring model and
     friction regularisation); its stiffness/damping/friction values are zero -- unknown.
+    ``bounds`` (optional) is the tug's prior knowledge as a convex
+    :class:`~satdyn.detumbling.projection.ParameterSet`: its updates are then projected onto
+    the set's tangent cone (estimates stay in the set; ``V' <= -s^T (K + D) s`` still holds).
     """
 
     index: int
     kind: str
     gains: ControllerGains
     structure: HingeParams
+    bounds: ParameterSet | None = None
 
     def __post_init__(self):
         if self.index not in (0, 1):
             raise ValueError(f"`index` must be 0 or 1; got {self.index!r}")
         if self.kind not in CONTROLLER_KINDS:
             raise ValueError(f"`kind` must be one of {CONTROLLER_KINDS}; got {self.kind!r}")
+        if self.bounds is not None and not isinstance(self.bounds, ParameterSet):
+            raise TypeError(f"`bounds` must be a ParameterSet or None; got {type(self.bounds).__name__}")
 
     @property
     def workload(self) -> float:
@@ -131,11 +144,13 @@ class TugController:
         return 10 if self.kind == "R" else N_PARAMETERS
 
 
-def make_tugs(kind: str, gains: ControllerGains, client: ClientParams) -> tuple[TugController, TugController]:
-    """The two tugs of one controller kind; they know only the hinge model structure of ``client``."""
+def make_tugs(kind: str, gains: ControllerGains, client: ClientParams,
+              bounds: ParameterSet | None = None) -> tuple[TugController, TugController]:
+    """The two tugs of one controller kind; they know only the hinge model structure of ``client``
+    (and, optionally, the parameter set ``bounds``)."""
     h = client.hinge
     structure = HingeParams(np.zeros(3), np.zeros(3), np.zeros(3), h.friction_eps, h.spring_model)
-    return TugController(0, kind, gains, structure), TugController(1, kind, gains, structure)
+    return TugController(0, kind, gains, structure, bounds), TugController(1, kind, gains, structure, bounds)
 
 
 def initial_estimates(tug: TugController, client: ClientParams, fraction: float,
@@ -149,7 +164,10 @@ def initial_estimates(tug: TugController, client: ClientParams, fraction: float,
         return pi.copy(), client.grasps[tug.index].copy()
     if tug.kind == "R":
         pi = pi[LINK_PARAMETER_SLICES[0]]
-    return fraction * pi, np.asarray(grasp_estimate, dtype=float).copy()
+    pi_hat, d_hat = fraction * pi, np.asarray(grasp_estimate, dtype=float).copy()
+    if tug.bounds is not None:  # a projected law starts inside its set
+        pi_hat, d_hat = tug.bounds.clip(pi_hat), tug.bounds.clip_grasp(d_hat)
+    return pi_hat, d_hat
 
 
 def true_estimates(tug: TugController, client: ClientParams) -> tuple[np.ndarray, np.ndarray]:
@@ -161,6 +179,13 @@ def true_estimates(tug: TugController, client: ClientParams) -> tuple[np.ndarray
 def _attitude_error(R_d: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     R_e = R_d.T @ R
     return vee(R_e), R_e
+
+
+def tug_reference(tug: TugController, desired: DesiredPose, p, R1, R2, nu) -> tuple[np.ndarray, np.ndarray]:
+    """``(nu_r, nu_r_dot)`` (9,) of ``tug``'s kind: zero for ``"velocity"``, else :func:`reference_velocity`."""
+    if tug.kind == "velocity":
+        return np.zeros(9), np.zeros(9)
+    return reference_velocity(desired, tug.gains.gamma, p, R1, R2, nu)
 
 
 def reference_velocity(desired: DesiredPose, gamma: float, p: np.ndarray, R1: np.ndarray, R2: np.ndarray,
@@ -205,8 +230,8 @@ def measure(tug: TugController, desired: DesiredPose, p: np.ndarray, R1: np.ndar
     Depends only on the measurement and on the common reference law, so both tugs of one
     kind obtain the same values (a simulation may compute it once for both).
     """
-    nu_r, nu_r_dot = reference_velocity(desired, tug.gains.gamma, p, R1, R2, nu)
-    if tug.kind in ("B", "known"):
+    nu_r, nu_r_dot = tug_reference(tug, desired, p, R1, R2, nu)
+    if tug.kind in FULL_CHAIN_KINDS:
         s = nu - nu_r
         Y = full_regressor(tug.structure, R1, R2, nu, nu_r, nu_r_dot)
     else:
@@ -242,7 +267,7 @@ def tug_command(tug: TugController, meas: Measurement, pi_hat: np.ndarray,
     i = tug.index
     R = meas.R[i]
     g = tug.gains
-    if tug.kind in ("B", "known"):
+    if tug.kind in FULL_CHAIN_KINDS:
         rows = slice(3, 6) if i == 0 else slice(6, 9)
         T = meas.Y @ pi_hat - g.K * meas.s
         f = tug.workload * T[:3]
@@ -263,6 +288,9 @@ def tug_command(tug: TugController, meas: Measurement, pi_hat: np.ndarray,
         s_omega = meas.s[3:]
         pi_dot = -g.Gamma_pi * (meas.Y.T @ meas.s)
         d_dot = g.Gamma_d * (R.T @ _cross(f, s_omega))
+    if tug.bounds is not None and tug.kind != "known":
+        pi_dot = tug.bounds.project_rate(pi_hat, pi_dot)
+        d_dot = tug.bounds.project_grasp_rate(d_hat, d_dot)
     # W = G(R d_hat)^{-1} [f; torque about H]: the tug moves the torque to where it believes it is.
     tau = torque_about_H - _cross(R @ d_hat, f)
     return np.concatenate([f, tau]), pi_dot, d_dot
@@ -291,7 +319,7 @@ def lyapunov(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu, pi
         V [J].
     """
     g = tugs[0].gains
-    nu_r, _ = reference_velocity(desired, g.gamma, p, R1, R2, nu)
+    nu_r, _ = tug_reference(tugs[0], desired, p, R1, R2, nu)
     s = nu - nu_r
     V = 0.5 * float(s @ mass_matrix(client, R1, R2) @ s)
     if tugs[0].kind != "known":
@@ -303,8 +331,8 @@ def lyapunov(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu, pi
 
 
 def lyapunov_rate(client: ClientParams, tugs, desired: DesiredPose, p, R1, R2, nu) -> float:
-    """Analytic rate of :func:`lyapunov` for B and known: ``-s^T (K + D) s`` [W]."""
+    """Analytic rate of :func:`lyapunov` for B, known and velocity: ``-s^T (K + D) s`` [W]."""
     g = tugs[0].gains
-    nu_r, _ = reference_velocity(desired, g.gamma, p, R1, R2, nu)
+    nu_r, _ = tug_reference(tugs[0], desired, p, R1, R2, nu)
     s = nu - nu_r
     return -float(s @ (g.K * s) + s @ damping_matrix(client, R1) @ s)

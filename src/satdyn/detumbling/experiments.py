@@ -4,7 +4,7 @@
   ``V(T)``, peak wrenches, largest increase of ``V``.
 * :func:`detumbling_study` -- one run of the scenario's controller (controller B on the paper
   scenario), optionally with the experiment.
-* :func:`detumbling_experiment` -- B, known-parameter B, A and R on one scenario, plus the
+* :func:`detumbling_experiment` -- B, known-parameter B, A, R and velocity-only B on one scenario, plus the
   hinge-stiffness sweep (stiffness and damping ×1, ×10, ×100) for B and A, which shows when the
   paper's composite controller A works (stiff hinge only).
 """
@@ -26,7 +26,7 @@ __all__ = ["RunMetrics", "run_metrics", "DetumblingExperiment", "detumbling_expe
 SETTLING_THRESHOLD = 0.05
 """Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (arXiv:2407.17617)."""
 HINGE_SCALES = (1.0, 10.0, 100.0)
-EXPERIMENT_KINDS = ("B", "known", "A", "R")
+EXPERIMENT_KINDS = ("B", "known", "A", "R", "velocity")
 
 
 def _named_parameters(values) -> dict:
@@ -115,7 +115,7 @@ class DetumblingExperiment:
     Attributes
     ----------
     runs : dict
-        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"`` (hinge ×1) and
+        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"``, ``"velocity"`` (hinge ×1) and
         ``"B x10"``, ``"A x10"``, ``"B x100"``, ``"A x100"``.
     metrics : dict
         ``{label: RunMetrics}``.
@@ -137,7 +137,7 @@ def _label(kind: str, scale: float) -> str:
 
 def detumbling_experiment(scenario: Scenario, *, kinds=EXPERIMENT_KINDS, hinge_scales=HINGE_SCALES,
                           sweep_kinds=("B", "A"), progress=None, reuse: dict | None = None) -> DetumblingExperiment:
-    """Run B, known, A, R at the scenario's hinge and B, A over ``hinge_scales``.
+    """Run B, known, A, R, velocity at the scenario's hinge and B, A over ``hinge_scales``.
 
     Parameters
     ----------
@@ -185,6 +185,9 @@ class DetumblingStudy:
     metrics: RunMetrics
     experiment: DetumblingExperiment | None = None
     notes: list = field(default_factory=list)
+    tug_limits: object | None = None
+    sweep: object | None = None
+    projected: bool = False
 
     def to_dict(self) -> dict:
         m = self.metrics
@@ -204,30 +207,45 @@ class DetumblingStudy:
                                 for i in range(self.run.pi_hat.shape[1])},
             "notes": list(self.notes),
         }
+        out["parameter_projection"] = self.projected
         if self.experiment is not None:
             out["experiment"] = self.experiment.to_dict()
+        if self.tug_limits is not None:
+            out["tug_limits"] = self.tug_limits.to_dict()
+        if self.sweep is not None:
+            out["gain_sweep"] = self.sweep.to_dict()
         return out
 
 
 def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: float | None = None,
-                     progress=None) -> DetumblingStudy:
+                     progress=None, bounds=None, tug=None, sweep_grid: str | None = None) -> DetumblingStudy:
     """Run the scenario's controller and, with ``experiment=True``, the comparison and sweep.
 
     Parameters
     ----------
     scenario : Scenario
     experiment : bool
-        Also run :func:`detumbling_experiment` (8 runs, reusing the main run when it is B).
+        Also run :func:`detumbling_experiment` (9 runs, reusing the main run when it is B).
     duration : float, optional
         Overrides the scenario horizon [s] (main run only).
     progress : callable ``(label, t, T)``, optional
+    bounds : ParameterSet, optional
+        Parameter projection of the main run (:mod:`satdyn.detumbling.projection`).
+    tug : TugModel, optional
+        Also run :func:`satdyn.detumbling.studies.tug_limits_comparison` with this tug.
+    sweep_grid : {"small", "large"}, optional
+        Also run :func:`satdyn.detumbling.studies.gain_sweep` on this grid of ``SWEEP_GRIDS``.
     """
+    from ..runtime import limit_blas_threads
+    from .studies import SWEEP_GRIDS, gain_sweep, tug_limits_comparison
+
+    if sweep_grid is not None and sweep_grid not in SWEEP_GRIDS:
+        raise ValueError(f"`sweep_grid` must be one of {tuple(SWEEP_GRIDS)}; got {sweep_grid!r}")
     label = scenario.controller
     cb = None if progress is None else (lambda t, T: progress(label, t, T))
-    from ..runtime import limit_blas_threads
 
     with limit_blas_threads():        # small dense problems: BLAS threads only fight for cores
-        run = simulate(scenario, duration=duration, progress=cb)
+        run = simulate(scenario, duration=duration, progress=cb, bounds=bounds)
     notes = []
     if run.status != "completed":
         notes.append(f"{label}: stopped at t = {run.t[-1]:.2f} s, |theta*| reached pi - margin")
@@ -239,4 +257,15 @@ def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: 
         for lab, m in exp.metrics.items():
             if m.status != "completed":
                 notes.append(f"{lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
-    return DetumblingStudy(scenario, run, run_metrics(run), exp, notes)
+    limits = None
+    if tug is not None:
+        reuse = {"ideal": run} if label == "B" and bounds is None else None
+        limits = tug_limits_comparison(scenario, tug, duration=duration, progress=progress, reuse=reuse)
+        for lab, m in limits.metrics.items():
+            if m.status != "completed":
+                notes.append(f"tug limits, {lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
+    sweep = None
+    if sweep_grid is not None:
+        K_scales, Gamma_pi, horizon = SWEEP_GRIDS[sweep_grid]
+        sweep = gain_sweep(scenario, K_scales, Gamma_pi, duration=horizon)
+    return DetumblingStudy(scenario, run, run_metrics(run), exp, notes, limits, sweep, bounds is not None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .controllers import Measurement, tug_command
+from .controllers import FULL_CHAIN_KINDS, Measurement, tug_command
 from .regressors import inertia_operator
 
 __all__ = ["supports_fused", "make_fused_rhs"]
@@ -98,9 +98,11 @@ def make_fused_rhs(system):
     gamma = system.tugs[0].gains.gamma
     tugs = system.tugs
     kind = system.kind
-    full_chain = kind in ("B", "known")
+    full_chain = kind in FULL_CHAIN_KINDS
+    velocity_only = kind == "velocity"
     n = system.n_parameters
     eps_c = tugs[0].structure.friction_eps  # the controller's assumed regularisation
+    thrusters = system.thrusters
 
     def rhs(t, x):
         p = x[0:3]
@@ -127,14 +129,15 @@ def make_fused_rhs(system):
                                _cross(w1, I1 @ w1) - g_hinge, _cross(w2, I2 @ w2) + g_hinge])
 
         # shared measurement: reference, composite error, regressor (controllers.reference_velocity)
-        nu_r = np.empty(9)
-        nu_r_dot = np.empty(9)
-        nu_r[:3] = -gamma * (p - p_d)
-        nu_r_dot[:3] = -gamma * v
-        for R, w, sl in ((R1, w1, slice(3, 6)), (R2, w2, slice(6, 9))):
-            R_e = R_d.T @ R
-            nu_r[sl] = -gamma * (R_d @ _vee_skew_part(R_e))
-            nu_r_dot[sl] = -0.5 * gamma * (R_d @ ((np.trace(R_e) * _I3 - R_e.T) @ (R.T @ w)))
+        nu_r = np.zeros(9)
+        nu_r_dot = np.zeros(9)
+        if not velocity_only:
+            nu_r[:3] = -gamma * (p - p_d)
+            nu_r_dot[:3] = -gamma * v
+            for R, w, sl in ((R1, w1, slice(3, 6)), (R2, w2, slice(6, 9))):
+                R_e = R_d.T @ R
+                nu_r[sl] = -gamma * (R_d @ _vee_skew_part(R_e))
+                nu_r_dot[sl] = -0.5 * gamma * (R_d @ ((np.trace(R_e) * _I3 - R_e.T) @ (R.T @ w)))
         a_r = nu_r_dot[:3]
         if full_chain:
             s = nu - nu_r
@@ -160,6 +163,8 @@ def make_fused_rhs(system):
         W1, pi_dot1, d_dot1 = tug_command(tugs[0], meas, x[n0:n0 + n], x[n0 + 2 * n:n0 + 2 * n + 3])
         W2, pi_dot2, d_dot2 = tug_command(tugs[1], meas, x[n0 + n:n0 + 2 * n], x[n0 + 2 * n + 3:n0 + 2 * n + 6])
 
+        if thrusters is not None:  # saturation: what the thrusters deliver
+            W1, W2 = thrusters[0].deliver(W1, R1), thrusters[1].deliver(W2, R2)
         # generalized force of the wrenches applied at the true grasp points, and the plant
         f1, f2 = W1[:3], W2[:3]
         Q = np.concatenate([f1 + f2, W1[3:] + _cross(R1 @ d1, f1), W2[3:] + _cross(R2 @ d2, f2)])

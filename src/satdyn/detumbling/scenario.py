@@ -107,7 +107,7 @@ class Scenario:
     initial : InitialState
     desired : DesiredPose
     controller : str
-        One of ``"B"``, ``"known"``, ``"A"``, ``"R"``.
+        One of ``"B"``, ``"known"``, ``"A"``, ``"R"``, ``"velocity"``.
     gains : ControllerGains
     estimate_fraction : float
         ``pi_hat(0) = estimate_fraction * pi`` (0.5 by default; ignored by "known").

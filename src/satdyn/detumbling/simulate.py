@@ -29,6 +29,8 @@ from .controllers import (DesiredPose, TugController, initial_estimates, make_tu
                           tug_command)
 from .dynamics import damping_matrix, forward_dynamics, generalized_force, grasp_twists, mass_matrix
 from .kernel import make_fused_rhs, supports_fused
+from .projection import ParameterSet
+from .tugs import TugModel, with_tug_masses
 from .scenario import InitialState, Scenario, SimulationOptions
 
 __all__ = ["ClosedLoop", "DetumblingRun", "closed_loop", "initial_state_vector", "unpack_state",
@@ -37,11 +39,14 @@ __all__ = ["ClosedLoop", "DetumblingRun", "closed_loop", "initial_state_vector",
 
 @dataclass(frozen=True)
 class ClosedLoop:
-    """Plant, desired pose and the two tug controllers of one run (immutable)."""
+    """Plant, desired pose and the two tug controllers of one run (immutable); ``thrusters``, when
+    given, are the two tugs' :class:`~satdyn.detumbling.tugs.TugModel` whose thrust limits
+    saturate the demanded wrenches (their masses are already part of ``client``)."""
 
     client: ClientParams
     desired: DesiredPose
     tugs: tuple[TugController, TugController]
+    thrusters: tuple | None = None
 
     @property
     def n_parameters(self) -> int:
@@ -56,10 +61,15 @@ class ClosedLoop:
         return 26 + 2 * self.n_parameters
 
 
-def closed_loop(scenario: Scenario, kind: str | None = None) -> ClosedLoop:
-    """The closed loop of ``scenario`` with its controller, or with controller ``kind``."""
-    tugs = make_tugs(scenario.controller if kind is None else kind, scenario.gains, scenario.client)
-    return ClosedLoop(scenario.client, scenario.desired, tugs)
+def closed_loop(scenario: Scenario, kind: str | None = None, bounds: ParameterSet | None = None,
+                tug_models: tuple[TugModel, TugModel] | None = None) -> ClosedLoop:
+    """The closed loop of ``scenario`` with its controller, or with controller ``kind``; with
+    ``bounds`` the tugs project their updates onto that parameter set; with ``tug_models`` the
+    tugs' masses join the links and their thrusters saturate."""
+    client = scenario.client if tug_models is None else with_tug_masses(scenario.client, tug_models)
+    tugs = make_tugs(scenario.controller if kind is None else kind, scenario.gains, client, bounds)
+    thrusters = None if tug_models is None or not any(t.saturates for t in tug_models) else tuple(tug_models)
+    return ClosedLoop(client, scenario.desired, tugs, thrusters)
 
 
 def initial_state_vector(system: ClosedLoop, scenario: Scenario) -> np.ndarray:
@@ -107,6 +117,8 @@ def closed_loop_outputs(system: ClosedLoop, st: _State):
     meas = measure(system.tugs[0], system.desired, st.p, st.R1, st.R2, st.nu)
     out = [tug_command(tug, meas, st.pi_hats[tug.index], st.d_hats[tug.index]) for tug in system.tugs]
     W = np.stack([out[0][0], out[1][0]])
+    if system.thrusters is not None:  # what the thrusters can deliver of the demanded wrenches
+        W = np.stack([t.deliver(w, R) for t, w, R in zip(system.thrusters, W, (st.R1, st.R2))])
     return W, (out[0][1], out[1][1]), (out[0][2], out[1][2]), meas
 
 
@@ -204,13 +216,14 @@ def _progress_rhs(system, duration, progress, counter, kernel):
 
 
 def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | None = None,
-             progress=None, options: SimulationOptions | None = None, kernel: str = "fused") -> DetumblingRun:
+             progress=None, options: SimulationOptions | None = None, kernel: str = "fused",
+             bounds: ParameterSet | None = None, tug_models: tuple[TugModel, TugModel] | None = None) -> DetumblingRun:
     """Closed-loop detumbling run.
 
     Parameters
     ----------
     scenario : Scenario
-    kind : {"B", "known", "A", "R"}, optional
+    kind : {"B", "known", "A", "R", "velocity"}, optional
         Controller (default the scenario's).
     duration : float, optional
         Horizon [s] (default ``scenario.simulation.duration``).
@@ -222,6 +235,13 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
         ``"fused"`` integrates with :func:`satdyn.detumbling.kernel.make_fused_rhs` where it
         applies (log-map spring; same equations, ~5x cheaper per evaluation); ``"reference"``
         always uses :func:`closed_loop_rhs`.
+    bounds : ParameterSet, optional
+        Parameter projection: both tugs keep their estimates in this convex set
+        (:mod:`satdyn.detumbling.projection`).
+    tug_models : pair of TugModel, optional
+        The tugs' masses (lumped into the links at the grasp points; the true parameters and
+        ``V`` then refer to link + tug) and thrust limits (the delivered wrenches, logged in
+        ``wrenches``, saturate; :mod:`satdyn.detumbling.tugs`).
 
     Returns
     -------
@@ -233,7 +253,12 @@ def simulate(scenario: Scenario, kind: str | None = None, *, duration: float | N
     T = float(opts.duration if duration is None else duration)
     if not T > 0:
         raise ValueError(f"`duration` must be positive; got {T}")
-    system = closed_loop(scenario, kind)
+    if bounds is not None and not isinstance(bounds, ParameterSet):
+        raise TypeError(f"`bounds` must be a ParameterSet or None; got {type(bounds).__name__}")
+    if tug_models is not None:
+        if len(tug_models) != 2 or not all(isinstance(t, TugModel) for t in tug_models):
+            raise TypeError("`tug_models` must be a pair of TugModel or None")
+    system = closed_loop(scenario, kind, bounds, tug_models)
     x0 = initial_state_vector(system, scenario)
     counter = [0]
     rhs = _progress_rhs(system, T, progress, counter, kernel)

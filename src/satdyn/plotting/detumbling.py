@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["plot_detumbling_run", "plot_detumbling_experiment", "plot_detumbling_study"]
+__all__ = ["plot_detumbling_run", "plot_detumbling_experiment", "plot_detumbling_study", "plot_tug_limits",
+           "plot_gain_sweep"]
 
 _XYZ = ("x", "y", "z")
 
@@ -195,7 +197,7 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
     axes[0].set_title("Link-1 angular rate", fontsize=9)
     axes[1].set_title("Link-2 angular rate", fontsize=9)
     axes[2].set_title("velocity of the hinge point H", fontsize=9)
-    fig.suptitle("B (full chain), known, A (paper composite), R (rigid); xN: hinge stiffness and damping scaled "
+    fig.suptitle("B (full chain), known, A (paper composite), R (rigid), velocity (velocity-only B); xN: hinge stiffness and damping scaled "
                  "(runs ending early stopped at |theta*| -> pi)", fontsize=9)
     # one panel per run: the V of different runs differ by orders of magnitude (their
     # estimate-error terms), so on one axis they overlap into a single band
@@ -208,9 +210,61 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
         ax.legend(fontsize=7, loc="upper right")
     for ax in axes_v[len(runs):]:
         ax.set_visible(False)
-    fig_v.suptitle("Lyapunov function V of each run (a Lyapunov function for B and known only; "
+    fig_v.suptitle("Lyapunov function V of each run (a Lyapunov function for B, known, velocity only; "
                    "own y-scale per panel)", fontsize=10)
     return {"experiment_rates": fig, "experiment_lyapunov": fig_v}
+
+
+def plot_tug_limits(comparison) -> dict[str, Figure]:
+    """Rates of B with ideal tugs, with tug masses, and with masses and thrust saturation
+    (:class:`satdyn.detumbling.studies.TugLimitsComparison`)."""
+    fig = Figure(figsize=(12, 4), layout="constrained")
+    axes = fig.subplots(1, 3)
+    for k, (label, run) in enumerate(comparison.runs.items()):
+        st = comparison.metrics[label].settling_time_s
+        for ax, sl, key in zip(axes, (slice(3, 6), slice(6, 9), slice(0, 3)), ("omega1", "omega2", "v")):
+            ax.semilogy(run.t, np.maximum(np.linalg.norm(run.nu[:, sl], axis=1), 1e-12), color=f"C{k}", lw=1.0,
+                        label=f"{label} (settles {st[key]:.1f} s)")
+    for ax, name, title in zip(axes, (r"$|\omega_1|$ [rad/s]", r"$|\omega_2|$ [rad/s]", "|v| [m/s]"),
+                               ("Link-1 angular rate", "Link-2 angular rate", "velocity of the hinge point H")):
+        ax.axhline(0.05, color="grey", ls=":", lw=0.8, label="settling band 0.05")
+        ax.set(xlabel="t [s]", ylabel=name)
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    t = comparison.tug
+    fig.suptitle(f"controller B with the tugs' limits: {t.mass:g} kg tugs, 6 thrusters of {t.max_thrust:g} N "
+                 f"on a {t.arm:g} m arm", fontsize=10)
+    return {"tug_limits": fig}
+
+
+def plot_gain_sweep(sweep) -> dict[str, Figure]:
+    """Settling time and peak torque over the (K scale, Gamma_pi) grid
+    (:class:`satdyn.detumbling.studies.GainSweep`); cells that do not settle are marked."""
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    axes = fig.subplots(1, 2)
+    panels = ((sweep.settling_time_s, "settling time (all rates < 0.05) [s]", "settling time", "viridis"),
+              (sweep.peak_torque, "peak tug torque max(|tau_1|, |tau_2|) [N m]", "peak torque", "magma"))
+    nK, nG = sweep.settling_time_s.shape
+    for ax, (values, unit, title, cmap) in zip(axes, panels):
+        shown = np.ma.masked_invalid(np.where(np.isfinite(values), values, np.nan))
+        colours = matplotlib.colormaps[cmap].with_extremes(bad="lightgrey")  # not settled: grey
+        mesh = ax.pcolormesh(np.arange(nG + 1) - 0.5, np.arange(nK + 1) - 0.5, shown, cmap=colours, shading="flat")
+        fig.colorbar(mesh, ax=ax, label=unit)
+        for i in range(nK):
+            for j in range(nG):
+                finite = np.isfinite(values[i, j])
+                text = f"{values[i, j]:.1f}" if finite else f"> {sweep.duration:g}"
+                dark = not finite or mesh.norm(values[i, j]) > 0.6  # dark text on the bright end of the map
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color="k" if dark else "w")
+        ax.set_xticks(range(nG), [f"{g:g}" for g in sweep.Gamma_pi])
+        ax.set_yticks(range(nK), [f"{k:g}" for k in sweep.K_scales])
+        ax.set(xlabel=r"adaptation gain $\Gamma_\pi$ [parameter units$^2$/(J s)]",
+               ylabel=r"gain scale of $K$ (1 = paper's $K$) [-]")
+        ax.set_title(title, fontsize=9)
+    fig.suptitle(f"controller B: gain sensitivity ({sweep.duration:g} s runs; '> T': not settled within the run)",
+                 fontsize=10)
+    return {"gain_sweep": fig}
 
 
 def plot_detumbling_study(study) -> dict[str, Figure]:
@@ -218,4 +272,8 @@ def plot_detumbling_study(study) -> dict[str, Figure]:
     figs = plot_detumbling_run(study.run)
     if study.experiment is not None:
         figs.update(plot_detumbling_experiment(study.experiment))
+    if getattr(study, "tug_limits", None) is not None:
+        figs.update(plot_tug_limits(study.tug_limits))
+    if getattr(study, "sweep", None) is not None:
+        figs.update(plot_gain_sweep(study.sweep))
     return figs

@@ -1,0 +1,197 @@
+"""Parametric studies around controller B (arXiv:2407.17617): the tugs' limits and the gain sweep.
+
+* :func:`tug_limits_comparison` -- B with ideal tugs (massless, unlimited thrust, as in the
+  paper), with the tugs' masses lumped into the links, and with masses and thrust saturation;
+  how the settling times and peaks change.
+* :func:`gain_sweep` -- settling time and peak torque of B over a grid of gain scales ``K``
+  (all three blocks of ``K`` multiplied by one factor) and adaptation gains ``Gamma_pi``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime import limit_blas_threads, progress as progress_bar
+from .experiments import RunMetrics, run_metrics
+from .scenario import Scenario
+from .simulate import simulate
+from .tugs import TugModel
+
+__all__ = ["TugLimitsComparison", "tug_limits_comparison", "GainSweep", "gain_sweep", "SWEEP_GRIDS",
+           "DEFAULT_TUG"]
+
+DEFAULT_TUG = TugModel(mass=20.0, inertia=np.diag([2.0, 2.0, 2.0]), arm=1.0, max_thrust=20.0)
+"""A 20 kg tug (inertia 2 kg m^2 per axis) with 6 thrusters of 20 N on a 1 m arm: at most 40 N per
+axis and 40 N m per axis, below the ideal run's peaks (52 N, 126 N m), so it saturates."""
+
+SWEEP_GRIDS = {
+    "small": ((0.5, 1.0, 2.0), (10.0, 30.0, 100.0), 10.0),
+    "large": ((0.25, 0.5, 1.0, 2.0, 4.0), (3.0, 10.0, 30.0, 100.0, 300.0, 1000.0), 30.0),
+}
+"""``{name: (K scales, Gamma_pi values, horizon [s])}``: "small" runs 9 10-s simulations (under a
+minute on one core), "large" 30 30-s simulations (tens of minutes; large Gamma_pi is stiff)."""
+
+
+def _label_progress(progress, label):
+    return None if progress is None else (lambda t, T: progress(label, t, T))
+
+
+@dataclass
+class TugLimitsComparison:
+    """B on one scenario with ideal tugs, with tug masses, and with masses and thrust saturation.
+
+    Attributes
+    ----------
+    tug : TugModel
+        The tug used for both tugs.
+    runs : dict
+        ``{"ideal": DetumblingRun, "tug mass": ..., "tug mass + saturation": ...}``.
+    metrics : dict
+        ``{label: RunMetrics}``.
+    settling_time_change_s : dict
+        ``{label: {"v", "omega1", "omega2"}}``: settling time minus the ideal run's [s]
+        (``inf`` when the run does not settle within the horizon).
+    """
+
+    tug: TugModel
+    runs: dict
+    metrics: dict
+    settling_time_change_s: dict
+
+    def to_dict(self) -> dict:
+        return {"tug": {"mass_kg": self.tug.mass, "inertia_kg_m2": self.tug.inertia.tolist(),
+                        "thruster_arm_m": self.tug.arm, "max_thrust_n": self.tug.max_thrust},
+                "runs": {label: m.to_dict() for label, m in self.metrics.items()},
+                "settling_time_change_s": self.settling_time_change_s}
+
+
+def tug_limits_comparison(scenario: Scenario, tug: TugModel = DEFAULT_TUG, *, duration: float | None = None,
+                          progress=None, reuse: dict | None = None) -> TugLimitsComparison:
+    """Run B with ideal tugs, with ``tug``'s mass, and with its mass and thrust limit.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    tug : TugModel
+        Both tugs (its ``max_thrust`` must be finite: the third run saturates).
+    duration : float, optional
+        Horizon [s] (default the scenario's).
+    progress : callable ``(label, t, T)``, optional
+    reuse : dict, optional
+        ``{"ideal": DetumblingRun}`` already computed with B on the same horizon.
+    """
+    if not isinstance(tug, TugModel):
+        raise TypeError(f"`tug` must be a TugModel; got {type(tug).__name__}")
+    if not tug.saturates:
+        raise ValueError("`tug.max_thrust` must be finite for the saturated run")
+    massive = dataclasses.replace(tug, max_thrust=np.inf)
+    jobs = {"ideal": None, "tug mass": (massive, massive), "tug mass + saturation": (tug, tug)}
+    runs = dict(reuse or {})
+    with limit_blas_threads():
+        for label, models in jobs.items():
+            if label not in runs:
+                runs[label] = simulate(scenario, "B", duration=duration, tug_models=models,
+                                       progress=_label_progress(progress, label))
+    runs = {label: runs[label] for label in jobs}
+    metrics = {label: run_metrics(r) for label, r in runs.items()}
+    base = metrics["ideal"].settling_time_s
+    change = {label: {k: float(m.settling_time_s[k] - base[k]) if np.isfinite(base[k]) else float("nan")
+                      for k in base} for label, m in metrics.items() if label != "ideal"}
+    return TugLimitsComparison(tug, runs, metrics, change)
+
+
+@dataclass
+class GainSweep:
+    """Settling time and peak wrenches of B over a grid of gains.
+
+    Attributes
+    ----------
+    K_scales : ndarray, shape (nK,)
+        Factors multiplying ``K = diag(K_v, K_omega1, K_omega2)`` of the scenario (dimensionless).
+    Gamma_pi : ndarray, shape (nG,)
+        Parameter adaptation gains (``Gamma_pi I``).
+    duration : float
+        Horizon of every run [s].
+    settling_time_s : ndarray, shape (nK, nG)
+        Time after which ``|v|``, ``|omega1|`` and ``|omega2|`` all stay below the settling band
+        (the largest of the three) [s]; ``inf``: not within the horizon.
+    peak_torque : ndarray, shape (nK, nG)
+        Largest tug torque ``|tau_i|`` over both tugs [N m].
+    peak_force : ndarray, shape (nK, nG)
+        Largest tug force [N].
+    metrics : list of list of RunMetrics
+        ``metrics[i][j]`` of ``(K_scales[i], Gamma_pi[j])``.
+    """
+
+    K_scales: np.ndarray
+    Gamma_pi: np.ndarray
+    duration: float
+    settling_time_s: np.ndarray
+    peak_torque: np.ndarray
+    peak_force: np.ndarray
+    metrics: list
+
+    def to_dict(self) -> dict:
+        return {"K_scales": self.K_scales.tolist(), "Gamma_pi": self.Gamma_pi.tolist(), "duration_s": self.duration,
+                "settling_time_s": self.settling_time_s.tolist(), "peak_torque_n_m": self.peak_torque.tolist(),
+                "peak_force_n": self.peak_force.tolist(),
+                "runs": [[m.to_dict() for m in row] for row in self.metrics]}
+
+
+def _positive_values(values, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=float).ravel()
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+        raise ValueError(f"`{name}` must be a non-empty sequence of positive finite numbers; got {values!r}")
+    return arr
+
+
+def gain_sweep(scenario: Scenario, K_scales=SWEEP_GRIDS["small"][0], Gamma_pi=SWEEP_GRIDS["small"][1], *,
+               duration: float = SWEEP_GRIDS["small"][2], show_progress: bool = True) -> GainSweep:
+    """Controller B over the grid ``K_scales x Gamma_pi`` (other gains as in ``scenario``).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    K_scales : sequence of float
+        Factors of ``K`` (> 0).
+    Gamma_pi : sequence of float
+        Adaptation gains (> 0).
+    duration : float
+        Horizon of every run [s] (> 0).
+    show_progress : bool
+        One :func:`satdyn.runtime.progress` bar over the runs.
+
+    Returns
+    -------
+    GainSweep
+    """
+    ks = _positive_values(K_scales, "K_scales")
+    gs = _positive_values(Gamma_pi, "Gamma_pi")
+    if not (np.isfinite(duration) and duration > 0):
+        raise ValueError(f"`duration` must be a positive finite time [s]; got {duration!r}")
+    g0 = scenario.gains
+    settle = np.empty((ks.size, gs.size))
+    torque = np.empty_like(settle)
+    force = np.empty_like(settle)
+    metrics: list[list[RunMetrics]] = [[None] * gs.size for _ in ks]
+    bar = progress_bar(total=ks.size * gs.size, desc="gain sweep", unit="run") if show_progress else None
+    try:
+        with limit_blas_threads():
+            for i, k in enumerate(ks):
+                for j, gamma_pi in enumerate(gs):
+                    gains = dataclasses.replace(g0, K_v=k * g0.K_v, K_omega1=k * g0.K_omega1,
+                                                K_omega2=k * g0.K_omega2, Gamma_pi=float(gamma_pi))
+                    m = run_metrics(simulate(dataclasses.replace(scenario, gains=gains), "B", duration=duration))
+                    metrics[i][j] = m
+                    settle[i, j] = max(m.settling_time_s.values()) if m.status == "completed" else np.inf
+                    torque[i, j] = max(m.peak["torque1"], m.peak["torque2"])
+                    force[i, j] = m.peak["force"]
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return GainSweep(ks, gs, float(duration), settle, torque, force, metrics)
