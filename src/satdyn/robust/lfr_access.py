@@ -40,19 +40,24 @@ def _check_lfr(lfr):
 
 
 def simplified(lfr, simplify):
-    """``(lfr, channels_before, channels_after)``: the LFR reduced first (``lfr.reduce()``,
-    i.e. ``satdyn.lfr.reduce``: structurally zero, uncontrollable and unobservable Delta
-    channels removed, same input-output map), unless ``simplify`` is False.
+    """``(lfr, channels_before, channels_after)``: the LFR's Delta channels reduced first
+    (``lfr.reduce(states=False)``: structurally zero, uncontrollable and unobservable Delta
+    channels removed), unless ``simplify`` is False.
 
     The analysis cost grows fast with the Delta channels (an LFR written entry by entry often
-    carries several times the minimal count), so the entry points reduce by default.
+    carries several times the minimal count), so the entry points reduce by default. The
+    states are left alone (``A(delta), B(delta), C(delta), D(delta)`` unchanged at every
+    point): robust stability is internal stability, so a mode hidden from the inputs and
+    outputs still counts, and a state-space rescaling could make the frequency response at
+    low frequency ill-conditioned (it did on the two-mass servo built with ``lft``: a spurious
+    destabilising perturbation at 1e-4 rad/s).
     """
     _check_lfr(lfr)
     if not isinstance(simplify, (bool, np.bool_)):
         raise TypeError(f"`simplify` must be True or False; got {simplify!r}")
     before = int(sum(blk.size for blk in lfr.blocks))
     if simplify and before and callable(getattr(lfr, "reduce", None)):
-        lfr = lfr.reduce()
+        lfr = lfr.reduce(states=False)
     return lfr, before, int(sum(blk.size for blk in lfr.blocks))
 
 
