@@ -36,20 +36,20 @@ def main(n: int = 1000, n_rebuild: int = 20) -> float:
     angles = rng.uniform(-np.pi, np.pi, (n, 3, 5))
 
     t0 = time.perf_counter()
-    family = assembly_spacecraft(data, n=26, dock=1, carry_tile=True, uncertain_array=False)
+    family = assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=True, uncertain_array=False)
     t_build = time.perf_counter() - t0
     values = {f"R{k + 1}.alpha{j + 1}": angles[:, k, j] for k in range(3) for j in range(5)}
     t0 = time.perf_counter()
     batch = family.lfr.evaluate_batch(values)
     t_batch = time.perf_counter() - t0
 
-    split = assembly_spacecraft(data, n=26, dock=1, carry_tile=True, uncertain_array=False, split_arms=True)
+    split = assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=True, uncertain_array=False, split_arms=True)
     t0 = time.perf_counter()
     batch_split = split.evaluate_batch(values)
     t_split = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    rebuilt = [assembly_spacecraft(data, n=26, dock=1, carry_tile=True, angles=angles[i],
+    rebuilt = [assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=True, angles=angles[i],
                                    uncertain_array=False).lfr.nominal() for i in range(n_rebuild)]
     t_rebuild = (time.perf_counter() - t0) / n_rebuild
 

@@ -28,8 +28,8 @@ def data():
 
 @pytest.fixture(scope="module")
 def model3(data):
-    return {(1, False): assembly_spacecraft(data, n=26, dock=1, carry_tile=False),
-            (2, True): assembly_spacecraft(data, n=26, dock=2, carry_tile=True)}
+    return {(1, False): assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=False),
+            (2, True): assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True)}
 
 
 def _values(angles, d_omega, data):
@@ -100,7 +100,7 @@ def test_block_model_equals_second_order_reference(data, model3, key, seed):
 @pytest.mark.parametrize("n, dock, carry", [(1, 1, True), (1, 2, False)])
 def test_F1_configurations(data, n, dock, carry):
     angles = np.random.default_rng(n + dock).uniform(-np.pi, np.pi, (3, 5))
-    m = assembly_spacecraft(data, n=n, dock=dock, carry_tile=carry, angles=angles, uncertain_array=False)
+    m = assembly_spacecraft(data=data, structure="table", n=n, dock=dock, carry_tile=carry, angles=angles, uncertain_array=False)
     ref = assembly_reference(data, n=n, dock=dock, carry_tile=carry, robot_angles=angles)
     R = ref.frequency_response(1j * W)
     np.testing.assert_allclose(m.lfr.freqresp(W), R, rtol=0, atol=1e-9 * np.abs(R).max())
@@ -126,8 +126,8 @@ def test_total_mass_in_every_sampled_configuration(data, model3):
 def test_two_assembly_orders_agree(data):
     # spec 000a tests 11-12: robot condensed to a one-port first, then attached, vs one connect.
     angles = np.random.default_rng(3).uniform(-np.pi, np.pi, (3, 5))
-    a = assembly_spacecraft(data, n=26, dock=2, carry_tile=True, angles=angles)
-    b = assembly_spacecraft(data, n=26, dock=2, carry_tile=True, angles=angles, robot_as_block=True)
+    a = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, angles=angles)
+    b = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, angles=angles, robot_as_block=True)
     Ga, Gb = a.lfr.freqresp(W), b.lfr.freqresp(W)
     np.testing.assert_allclose(Ga, Gb, rtol=0, atol=1e-10 * np.abs(Ga).max())
 
@@ -135,7 +135,7 @@ def test_two_assembly_orders_agree(data):
 def test_antiresonances_are_cantilever_frequencies(data):
     # spec 000a test 16: transmission zeros of W_ext,G -> x''_G = clamped-hub frequencies.
     angles = np.random.default_rng(5).uniform(-1, 1, (3, 5))
-    m = assembly_spacecraft(data, n=26, angles=angles, uncertain_array=False)
+    m = assembly_spacecraft(data=data, structure="table", n=26, angles=angles, uncertain_array=False)
     ss = m.lfr.nominal()
     A, B, C, D = ss.A, ss.B[:, :6], ss.C, ss.D[:, :6]
     zeros = np.linalg.eigvals(A - B @ np.linalg.solve(D, C))
@@ -175,7 +175,7 @@ def test_lfr_at_samples_equals_model_built_at_those_values(data, model3):
         omega = am.omega.copy()
         omega[0] = vals["A.omega1"][i]
         d2 = replace(data, array_modes=replace(am, omega=omega))
-        built = assembly_spacecraft(d2, n=26, angles=angles, uncertain_array=False).lfr.nominal()
+        built = assembly_spacecraft(data=d2, structure="table", n=26, angles=angles, uncertain_array=False).lfr.nominal()
         Gi = batch[i]
         for s in 1j * W[1:5]:
             np.testing.assert_allclose(np.asarray(Gi(s)), np.asarray(built(s)), rtol=0,
@@ -196,7 +196,7 @@ def test_hub_two_arrays_model():
 
 def test_split_assembly_equals_the_global_lfr(data, model3):
     # structured evaluation (arms apart, cut connections closed numerically) == one LFR
-    split = assembly_spacecraft(data, n=26, dock=2, carry_tile=True, split_arms=True)
+    split = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, split_arms=True)
     rng = np.random.default_rng(31)
     vals = {f"R{k}.alpha{j}": rng.uniform(-np.pi, np.pi, 3) for k in (1, 2, 3) for j in range(1, 6)}
     vals["A.omega1"] = data.array_modes.omega[0] * (1 + 0.2 * rng.uniform(-1, 1, 3))
