@@ -99,6 +99,23 @@ class HalfEdgeEvaluator:
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
+    def sigma_max(self, halves, omega, rows: str = "omega_dot", cols: str = "W") -> np.ndarray:
+        """Largest singular value of a closed-loop channel (default W at C_j -> omega'_G) of
+        every grid point of ``halves`` at frequencies ``omega`` (K,) [rad/s]: (z len(halves), K)."""
+        from ...robust.norms import frequency_response
+
+        ctl = self.get_controller()
+        omega = np.asarray(omega, dtype=float)
+        out = []
+        for h in halves:
+            plant, pch = self.models.frozen(h.model_key, self.poses.half_edge(h))
+            cl, ch = closed_loop(plant, pch, ctl)
+            r, c = getattr(ch, rows), getattr(ch, cols)
+            G = frequency_response(cl.A, cl.B[:, :, c], cl.C[:, r], cl.D[:, r, c],
+                                   np.broadcast_to(omega, (cl.A.shape[0], omega.size)))
+            out.append(np.linalg.svd(G, compute_uv=False)[..., 0])
+        return np.concatenate(out) if out else np.zeros((0, omega.size))
+
     def evaluate(self, halves) -> list[HalfMetrics]:
         """Metrics of ``halves`` (grouped by node model, one batch per group), in order."""
         halves = list(halves)

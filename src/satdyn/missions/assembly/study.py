@@ -178,12 +178,15 @@ def _check_costs(costs):
 
 def walk_example(evaluator: HalfEdgeEvaluator | None = None, *, costs=COSTS, n: int = 27, start=(2, 1),
                  target=(27, 2), layout: str = "B", workers: int = 1, scheduler=None, cache_dir=None,
-                 thresholds: dict | None = None, enumerate_min_hop: bool = True) -> AssemblyStudy:
+                 thresholds: dict | None = None, enumerate_min_hop: bool = True,
+                 sigma_points: int = 0) -> AssemblyStudy:
     """The F_n walk example (default: the paper's F_27, tile 2 on R1 -> tile 27 on R2).
 
     The walking edges of the assemble graph Q_n (a tile is carried) are weighted per cost;
     BFS and Dijkstra paths, per-grid-point traces and cumulative costs are compared.
     ``thresholds`` {cost: value}: hard constraints (a grid point above it removes the edge).
+    ``sigma_points`` > 0: also sample sigma_max(W -> omega'_G) of every grid point of both
+    H-infinity paths on that many log-spaced frequencies in [1e-3, 1e3] rad/s (Fig. 11).
     """
     t0 = time.perf_counter()
     costs = _check_costs(costs)
@@ -217,10 +220,18 @@ def walk_example(evaluator: HalfEdgeEvaluator | None = None, *, costs=COSTS, n: 
         comparisons[cost] = CostComparison(cost, COST_LABELS[cost], b, wr, pct, PAPER["example"].get(cost), rng, thr,
                                            _extras(cost, metrics, [(g, wr.nodes[0])] if wr else []), msg)
     ctl = evaluator.get_controller()
+    sigma = {}
+    if sigma_points and "hinf_wrench" in comparisons and comparisons["hinf_wrench"].weighted is not None:
+        omega = np.geomspace(1e-3, 1e3, int(sigma_points))
+        sigma["omega"] = omega
+        for name in ("bfs", "weighted"):
+            nodes = getattr(comparisons["hinf_wrench"], name).nodes[0]
+            halves = [h for u, v in zip(nodes[:-1], nodes[1:]) for h in g.edges[u, v]["spec"].halves]
+            sigma[name] = evaluator.sigma_max(halves, omega)
     return AssemblyStudy("example", layout, start, target, comparisons, ctl.inertia, edges, 14 * edges,
                          {"halves": stats.halves, "cached": stats.cached, "computed": stats.computed,
                           "tasks": stats.tasks, "engine": stats.engine, "min_hop_paths": len(min_hop)},
-                         time.perf_counter() - t0, centres=lay.centres, stack=lay.stack)
+                         time.perf_counter() - t0, centres=lay.centres, stack=lay.stack, sigma=sigma)
 
 
 def _sequential(graphs, weight, start):
