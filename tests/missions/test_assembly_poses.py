@@ -137,3 +137,42 @@ def test_pose_errors():
         PoseProvider.default().reach(("walk", (3, 3)))
     with pytest.raises(ValueError, match="`angles`"):
         angle_values(np.zeros((3, 5)))
+
+
+def test_heading_and_end_roll_reproduce_the_table():
+    # with the table's planar pitches, the structured heading and end-roll steps rebuild all
+    # 22 poses (rolls are exact multiples of 45 deg: compared to 1e-9 rad; pitches are the
+    # given ones); the result lands on the target by forward kinematics
+    from satdyn.missions.assembly.ik import solve_reach_pose
+
+    for key, ref in reach_pose_table().items():
+        kind = key[0]
+        d, m = (0, 1) if kind == "walk" else (key[1] - 1, 2)
+        planar = np.concatenate([ref[d, 1:4], ref[m, 1:4]])
+        got = solve_reach_pose(key, planar=planar)
+        np.testing.assert_allclose(got[:, 0], ref[:, 0], atol=1e-9, err_msg=str(key))
+
+
+@pytest.mark.slow
+def test_planar_ik_reproduces_the_shipped_poses():
+    # the multistart min-norm planar IK finds the shipped pitches of all 6 sub-problems; the
+    # table is rounded to 1e-6 deg and SLSQP stops at ~1e-7 rad: tolerance 1e-6 rad
+    from satdyn.missions.assembly.ik import solve_reach_poses
+
+    table = reach_pose_table()
+    got = solve_reach_poses(list(table))
+    for key, ref in table.items():
+        np.testing.assert_allclose(got[key], ref, atol=1e-6, err_msg=str(key))
+
+
+def test_ik_bad_input():
+    from satdyn.missions.assembly.ik import solve_planar, solve_reach_pose
+
+    with pytest.raises(ValueError, match="`kind`"):
+        solve_planar("jump", 1, 1.0)
+    with pytest.raises(ValueError, match="`dock`"):
+        solve_planar("walk", 3, 1.0)
+    with pytest.raises(ValueError, match="`rho`"):
+        solve_planar("walk", 1, -1.0)
+    with pytest.raises(ValueError, match="`key`"):
+        solve_reach_pose(("hop", (1, 0)))
