@@ -126,13 +126,18 @@ def _check_n(layout: TileLayout, n) -> int:
     return n
 
 
+def _walk_graph(layout, n, kind, sink, carry):
+    _check_n(layout, n)
+    g = nx.DiGraph(name=f"{kind}{n}", kind=kind, n=n)
+    _tile_nodes(g, n)
+    g.add_node(sink, index=2 * n)
+    _add_walks(g, layout, n, carry, kind)
+    return g
+
+
 def pick_graph(layout: TileLayout, n: int) -> nx.DiGraph:
     """Pick graph P_n: walks with no tile carried and pick edges into ``STACK``."""
-    _check_n(layout, n)
-    g = nx.DiGraph(name=f"P{n}", kind="P", n=n)
-    _tile_nodes(g, n)
-    g.add_node(STACK, index=2 * n)
-    _add_walks(g, layout, n, False, "P")
+    g = _walk_graph(layout, n, "P", STACK, False)
     for i in layout.neighbours(layout.stack, n):
         d = layout.offset(layout.centre(i), layout.stack)
         for a in (1, 2):
@@ -144,11 +149,7 @@ def pick_graph(layout: TileLayout, n: int) -> nx.DiGraph:
 
 def assemble_graph(layout: TileLayout, n: int) -> nx.DiGraph:
     """Assemble graph Q_n: walks carrying a tile and place edges into ``SLOT`` (none for n = N)."""
-    _check_n(layout, n)
-    g = nx.DiGraph(name=f"Q{n}", kind="Q", n=n)
-    _tile_nodes(g, n)
-    g.add_node(SLOT, index=2 * n)
-    _add_walks(g, layout, n, True, "Q")
+    g = _walk_graph(layout, n, "Q", SLOT, True)
     slot = layout.slot(n)
     if slot is not None:
         for i in layout.neighbours(slot, n):
