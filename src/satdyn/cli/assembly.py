@@ -20,6 +20,8 @@ def add_arguments(parser) -> None:
     mode.add_argument("--example", action="store_true",
                       help="the F_27 walk, tile 2 on R1 -> tile 27 on R2 (default)")
     mode.add_argument("--full", action="store_true", help="the whole 28-tile plan, P_n then Q_n for n = 1..27")
+    parser.add_argument("--last", type=int, default=None, metavar="N",
+                        help="with --full: stop after placing tile N+1 (default 27: the whole assembly)")
     parser.add_argument("--cost", action="append", choices=COSTS + ("all",), default=None,
                         help="edge cost (repeatable; default all four)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
@@ -62,7 +64,7 @@ def run(args):
                    thresholds=_thresholds(args.hard))
     with quiet(args.quiet):
         if args.full:
-            return full_assembly(evaluator, **options)
+            return full_assembly(evaluator, last=args.last, **options)
         return walk_example(evaluator, sigma_points=200, **options)
 
 
@@ -71,7 +73,8 @@ def figures(result):
 
 
 def summary(result) -> str:
-    what = "F_27 walk (2, R1) -> (27, R2)" if result.mode == "example" else "whole assembly (P_n, Q_n, n = 1..27)"
+    what = ("F_27 walk (2, R1) -> (27, R2)" if result.mode == "example"
+            else f"sequential assembly P_1, Q_1, ... until {result.target}")
     ev = result.evaluation
     lines = [f"{what}, layout {result.layout}: {result.edges_evaluated} edges, {result.closed_loops} frozen closed "
              f"loops ({ev['computed']} half-edges computed, {ev['cached']} from the cache, {ev['engine']}), "
