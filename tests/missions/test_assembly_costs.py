@@ -181,3 +181,28 @@ def test_grid_metrics_bad_cost():
     cl, cch = closed_loop(_rigid_plant(J), PlantChannels(0), AttitudeController(J))
     with pytest.raises(ValueError, match="`costs`"):
         grid_metrics(cl, cch, ["hinf"])
+
+
+def test_open_parameter_channels_is_the_upper_lft():
+    # closing the opened channels with delta I_r (upper LFT, evaluated by hand at one
+    # frequency) gives the original LFR evaluated at the physical value of that delta
+    # (the other parameter at its nominal value); two evaluations of one rational
+    # function: agreement to 1e-10 relative
+    from satdyn.lfr import ss, ureal
+    from satdyn.missions.assembly.models import open_parameter_channels
+
+    k = ureal("k", 4.0, percent=20)
+    c = ureal("c", 0.3, percent=10)
+    G = ss([[0, 1], [-k, -c]], [[0], [1]], [[1, 0]], [[0]])
+    opened, r = open_parameter_channels(G, "k")
+    assert r == 1
+    s = 1j * 1.7
+    A, B, C, D = opened.A, opened.B, opened.C, opened.D
+    M = C @ np.linalg.solve(s * np.eye(A.shape[0]) - A, B) + D
+    delta = 0.6
+    M11, M12, M21, M22 = M[:r, :r], M[:r, r:], M[r:, :r], M[r:, r:]
+    closed = M22 + M21 * delta @ np.linalg.solve(np.eye(r) - M11 * delta, M12)
+    ref = G.freqresp(np.array([1.7]), values={"k": k.denormalize(delta)})[0]
+    np.testing.assert_allclose(closed, ref, rtol=1e-10)
+    with pytest.raises(ValueError, match="no uncertain parameter"):
+        open_parameter_channels(G, "m")
