@@ -26,6 +26,13 @@ def test_cli_bad_input(tmp_path, capsys, argv, match):
     assert match in capsys.readouterr().err
 
 
+def test_hard_thresholds_parse_db():
+    # x dB of a gain is 10^(x/20) in linear units (-20 dB = 0.1)
+    from satdyn.cli.assembly import _thresholds
+
+    assert _thresholds(["hinf_wrench=-20dB", "mu=1"]) == {"hinf_wrench": pytest.approx(0.1, rel=1e-15), "mu": 1.0}
+
+
 def test_cli_bad_cost_choice(tmp_path):
     with pytest.raises(SystemExit):
         main(["assembly", "--out", str(tmp_path), "--cost", "h3"])

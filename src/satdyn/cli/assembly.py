@@ -32,7 +32,8 @@ def add_arguments(parser) -> None:
                         help="on-disk cache of edge metrics (default: <out>/cache; an interrupted run resumes)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     parser.add_argument("--hard", action="append", default=[], metavar="COST=VALUE",
-                        help="hard constraint: a grid point above VALUE (linear units) removes the edge")
+                        help="hard constraint: a grid point above VALUE removes the edge (linear units, "
+                             "or decibels with a 'dB' suffix, e.g. hinf_wrench=-12dB; mu=1 forbids mu > 1)")
     parser.add_argument("--layout", choices=("B", "A"), default="B", help="tile assembly order (default B)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -43,10 +44,13 @@ def _thresholds(items):
         name, _, value = item.partition("=")
         if name not in COSTS:
             raise ValueError(f"--hard must be COST=VALUE with COST in {COSTS}; got {item!r}")
+        text = value.strip()
+        db = text.lower().endswith("db")
         try:
-            out[name] = float(value)
+            number = float(text[:-2] if db else text)
         except ValueError:
-            raise ValueError(f"--hard {item!r}: VALUE must be a number") from None
+            raise ValueError(f"--hard {item!r}: VALUE must be a number (optionally with a dB suffix)") from None
+        out[name] = 10.0 ** (number / 20.0) if db else number
     return out
 
 
