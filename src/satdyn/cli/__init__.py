@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, str] = {
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
     "equilibrium": "satdyn.cli.equilibrium",
+    "fe": "satdyn.cli.fe",
     "freefloating": "satdyn.cli.freefloating",
 }
 

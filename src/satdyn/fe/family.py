@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..runtime import limit_blas_threads, progress
 from .reduction import PortData, check_residual_mass, port_operator, select_mode_count
-from .tiles import N_TILES, _resolve_properties, tile_structure
+from .tiles import N_TILES, _check_int, _resolve_properties, tile_structure
 
 __all__ = ["TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION", "family_key"]
 
@@ -77,8 +78,9 @@ class TileFamily:
         return self.frequencies[n - 1] / (2.0 * np.pi)
 
     def port_data(self, n: int, ports=None, *, n_modes=10, name: str | None = None,
-                  frame: str | None = None) -> PortData:
-        """TITOP data of F_n at P2 and the tile ports ``ports`` (tile numbers; None: all)."""
+                  frame: str | None = None, max_frequency_hz: float | None = None) -> PortData:
+        """TITOP data of F_n at P2 and the tile ports ``ports`` (tile numbers; None: all);
+        ``n_modes``: int or "auto" (below ``max_frequency_hz``, default 20 Hz, 6..20)."""
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= self.n_structures:
             raise ValueError(f"`n` must be an integer in 1..{self.n_structures}; got {n!r}")
         i = n - 1
@@ -86,7 +88,7 @@ class TileFamily:
         for j in tiles:
             if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 1 <= j <= n:
                 raise ValueError(f"`ports` must be tile numbers in 1..{n}; got {j!r}")
-        count = select_mode_count(self.frequencies_hz(n), n_modes)
+        count = select_mode_count(self.frequencies_hz(n), n_modes, max_frequency_hz)
         if count > len(self.frequencies[i]):
             raise ValueError(f"`n_modes` = {count} exceeds the {len(self.frequencies[i])} modes stored")
         L = self.L_P[i][:count]
@@ -126,8 +128,8 @@ class TileFamily:
 
     @classmethod
     def load(cls, path) -> "TileFamily":
-        """Read a family written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as z:
+        """Read a family written by :meth:`save` (a path or a binary file object)."""
+        with np.load(path if hasattr(path, "read") else Path(path), allow_pickle=False) as z:
             inputs = json.loads(str(z["inputs_json"]))
             count = len(z["D_P"])
             get = lambda key: tuple(z[f"{key}_{i + 1}"] for i in range(count))   # noqa: E731
@@ -151,25 +153,44 @@ def _family_inputs(properties, layout, joints, join_fractions, elements_per_edge
             "foot_radius": float(foot_radius), "max_modes": int(max_modes), "n_structures": int(n_structures)}
 
 
-def generate_family(inputs: dict, properties, show_progress: bool = True) -> TileFamily:
-    """Build and reduce every F_n (no cache)."""
-    freqs, types, Ls, Phis, rs, Ds = [], [], [], [], [], []
+def _one_structure(n: int, inputs: dict, properties):
+    """(omega, types, L_P, Phi at every tile port, r_P_C, D_P) of F_n (a pool task)."""
     with limit_blas_threads():
-        ns = range(1, inputs["n_structures"] + 1)
-        for n in (progress(ns, desc="FE tile structures") if show_progress else ns):
-            st = tile_structure(n, properties=properties, layout=inputs["layout"], joints=inputs["joints"],
-                                join_fractions=tuple(inputs["join_fractions"]) or (0.25, 0.75),
-                                elements_per_edge=inputs["elements_per_edge"])
-            modes = st.modes(min(inputs["max_modes"], st.n_dofs - 1))
-            full = st.T @ modes.shapes
-            pts = [st.ports[f"C{j}"] for j in range(1, n + 1)]
-            Phis.append(np.stack([np.asarray(port_operator(st, p, inputs["port_model"], inputs["foot_radius"]) @ full)
-                                  for p in pts]))
-            rs.append(np.array([np.append(p - st.origin, 0.0) for p in pts]))
-            freqs.append(modes.omega)
-            types.append(modes.types)
-            Ls.append(modes.L_P)
-            Ds.append(st.mass_matrix_at_P)
+        st = tile_structure(n, properties=properties, layout=inputs["layout"], joints=inputs["joints"],
+                            join_fractions=tuple(inputs["join_fractions"]) or (0.25, 0.75),
+                            elements_per_edge=inputs["elements_per_edge"])
+        modes = st.modes(min(inputs["max_modes"], st.n_dofs - 1))
+        full = st.T @ modes.shapes
+        pts = [st.ports[f"C{j}"] for j in range(1, n + 1)]
+        Phi = np.stack([np.asarray(port_operator(st, p, inputs["port_model"], inputs["foot_radius"]) @ full)
+                        for p in pts])
+        r = np.array([np.append(p - st.origin, 0.0) for p in pts])
+        return modes.omega, modes.types, modes.L_P, Phi, r, st.mass_matrix_at_P
+
+
+def generate_family(inputs: dict, properties, show_progress: bool = True, workers: int = 1) -> TileFamily:
+    """Build and reduce every F_n (no cache); ``workers > 1``: a local process pool (the
+    largest structures first), same results."""
+    ns = list(range(1, inputs["n_structures"] + 1))
+    bar = progress(total=len(ns), desc="FE tile structures") if show_progress else None
+    results = {}
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_one_structure, n, inputs, properties): n for n in reversed(ns)}
+            for fut in as_completed(futures):
+                results[futures[fut]] = fut.result()
+                if bar is not None:
+                    bar.update(1)
+    else:
+        for n in ns:
+            results[n] = _one_structure(n, inputs, properties)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    freqs, types, Ls, Phis, rs, Ds = zip(*(results[n] for n in ns))
     return TileFamily(inputs=inputs, frequencies=tuple(freqs), types=tuple(types), L_P=tuple(Ls), Phi=tuple(Phis),
                       r_P_C=tuple(rs), D_P=np.array(Ds), damping=float(inputs["properties"]["damping"]))
 
@@ -177,12 +198,13 @@ def generate_family(inputs: dict, properties, show_progress: bool = True) -> Til
 def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous", join_fractions=(0.25, 0.75),
                 elements_per_edge: int = 8, port_model: str = "rbe3", foot_radius: float = 0.125,
                 max_modes: int = 20, n_structures: int = N_TILES, cache: bool = True,
-                show_progress: bool = True) -> TileFamily:
+                show_progress: bool = True, workers: int = 1) -> TileFamily:
     """TITOP data of F_1 ... F_{n_structures} (all tile ports), from the disk cache when present.
 
     Parameters are those of :func:`~satdyn.fe.tile_structure` and
     :func:`~satdyn.fe.reduction.port_data`; ``max_modes`` modes are stored (20 covers
-    ``n_modes="auto"``).  ``cache=False`` always regenerates and writes nothing.
+    ``n_modes="auto"``).  ``cache=False`` always regenerates and writes nothing.  ``workers``:
+    processes of a local pool for the generation (1: in this process; identical results).
     """
     from .reduction import PORT_MODELS
     from .tiles import LAYOUTS, JOINTS
@@ -197,6 +219,11 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
         raise ValueError(f"`max_modes` must be an integer in 1..100; got {max_modes!r}")
     if isinstance(n_structures, bool) or not isinstance(n_structures, (int, np.integer)) or not 1 <= n_structures <= N_TILES:
         raise ValueError(f"`n_structures` must be an integer in 1..{N_TILES}; got {n_structures!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"`workers` must be a positive int; got {workers!r}")
+    _check_int(elements_per_edge, "elements_per_edge", 1, 256)
+    if not (isinstance(foot_radius, (int, float, np.floating)) and foot_radius > 0):
+        raise ValueError(f"`foot_radius` must be a positive number [m]; got {foot_radius!r}")
     inputs = _family_inputs(properties, layout, joints, join_fractions, elements_per_edge, port_model,
                             foot_radius, max_modes, n_structures)
     path = cache_dir() / f"tile_family_{family_key(inputs)}.npz"
@@ -205,9 +232,9 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
             fam = TileFamily.load(path)
             if fam.inputs == inputs:
                 return fam
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
             pass                     # unreadable or foreign file: regenerate and overwrite
-    fam = generate_family(inputs, properties, show_progress)
+    fam = generate_family(inputs, properties, show_progress, int(workers))
     if cache:
         try:
             fam.save(path)

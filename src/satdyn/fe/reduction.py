@@ -9,7 +9,8 @@
 Port models (the 6-vector ``[t; theta]`` of a child port C from the node DOFs):
 
 * ``"rbe3"`` (default): an RBE3-like foot, the least-squares rigid motion of the node
-  translations within ``|x - cx|, |y - cy| <= foot_radius`` (adds no stiffness);
+  translations within ``|x - cx|, |y - cy| <= r``, r = max(foot_radius, element side) (adds no
+  stiffness);
 * ``"node"``: the node nearest C, with theta_z = (dv/dx - du/dy) / 2 by central differences
   of the membrane field (the element has no drilling DOF).
 
@@ -101,12 +102,16 @@ class PortData(Mapping):
         return float(lam[-1] / lam[0]) if lam[0] > 0 else np.inf
 
 
-def select_mode_count(frequencies_hz, n_modes) -> int:
-    """Number of modes kept: ``n_modes`` (int >= 1) or ``"auto"`` (see the module docstring)."""
+def select_mode_count(frequencies_hz, n_modes, max_frequency_hz: float | None = None) -> int:
+    """Number of modes kept: ``n_modes`` (int >= 1) or ``"auto"``: the modes below
+    ``max_frequency_hz`` (default 20 Hz), at least 6 and at most 20."""
     if isinstance(n_modes, str):
         if n_modes != "auto":
             raise ValueError(f"`n_modes` must be a positive int or 'auto'; got {n_modes!r}")
-        below = int(np.sum(np.asarray(frequencies_hz) < AUTO_MODES["max_frequency_hz"]))
+        limit = AUTO_MODES["max_frequency_hz"] if max_frequency_hz is None else max_frequency_hz
+        if not (isinstance(limit, (int, float, np.floating)) and limit > 0):
+            raise ValueError(f"`max_frequency_hz` must be a positive number [Hz]; got {limit!r}")
+        below = int(np.sum(np.asarray(frequencies_hz) < limit))
         return int(np.clip(below, AUTO_MODES["min_modes"], AUTO_MODES["max_modes"]))
     if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) or n_modes < 1:
         raise ValueError(f"`n_modes` must be a positive int or 'auto'; got {n_modes!r}")
@@ -120,7 +125,8 @@ def port_operator(structure: ShellStructure, point, port_model: str = "rbe3",
     c = np.asarray(point, dtype=float)[:2]
     n_full = mesh.n_dofs
     if port_model == "rbe3":
-        nodes = mesh.nodes_in_box(c, (foot_radius, foot_radius))
+        radius = max(float(foot_radius), mesh.side)      # at least the centre node's neighbours
+        nodes = mesh.nodes_in_box(c, (radius, radius))
         rho = np.column_stack([mesh.coords[nodes] - c, np.zeros(len(nodes))])
         A = np.zeros((len(nodes), 3, 6))              # node translation = t - skew(rho) theta
         A[:, :, :3] = np.eye(3)
@@ -168,7 +174,7 @@ def _resolve_ports(structure: ShellStructure, ports):
 
 def port_data(structure: ShellStructure, ports=None, *, n_modes=10, port_model: str = "rbe3",
               foot_radius: float = 0.125, name: str | None = None, frame: str | None = None,
-              damping: float | None = None) -> PortData:
+              damping: float | None = None, max_frequency_hz: float | None = None) -> PortData:
     """TITOP data of ``structure`` at its parent point P and the child ``ports``.
 
     Parameters
@@ -177,7 +183,8 @@ def port_data(structure: ShellStructure, ports=None, *, n_modes=10, port_model: 
     ports : None, int, str or sequence
         Child ports: names ("C5", "tip") or tile numbers (5 -> "C5"); None: every port.
     n_modes : int or "auto"
-        Modes kept (3: the paper's setting; default 10; "auto": all below 20 Hz, 6..20).
+        Modes kept (3: the paper's setting; default 10; "auto": all below ``max_frequency_hz``
+        (default 20 Hz), at least 6, at most 20).
     port_model : {"rbe3", "node"}; foot_radius : float [m]
     name, frame : str, optional
         Body name (default: the structure's) and frame label of the TITOP model.
@@ -190,10 +197,12 @@ def port_data(structure: ShellStructure, ports=None, *, n_modes=10, port_model: 
         raise ValueError(f"`port_model` must be one of {PORT_MODELS}; got {port_model!r}")
     if not (isinstance(foot_radius, (int, float, np.floating)) and foot_radius > 0):
         raise ValueError(f"`foot_radius` must be a positive number [m]; got {foot_radius!r}")
+    if damping is not None and not (isinstance(damping, (int, float, np.floating)) and 0.0 <= damping < 1.0):
+        raise ValueError(f"`damping` must be a ratio in [0, 1); got {damping!r}")
     selected = _resolve_ports(structure, ports)
     if n_modes == "auto":
         probe = structure.modes(min(AUTO_MODES["max_modes"], structure.n_dofs - 1))
-        count = select_mode_count(probe.frequencies_hz, "auto")
+        count = select_mode_count(probe.frequencies_hz, "auto", max_frequency_hz)
     else:
         count = select_mode_count(None, n_modes)
     modes = structure.modes(count)

@@ -130,15 +130,18 @@ def _check_int(value, name, lo, hi):
     return int(value)
 
 
-def latch_clamp(centres: np.ndarray, props: TileProperties) -> Clamp:
-    """Corner-latch clamp at the origin for the tiles whose corner is the origin."""
+def latch_clamp(centres: np.ndarray, props: TileProperties, element_side: float) -> Clamp:
+    """Corner-latch clamp at the origin for the tiles whose corner is the origin.
+
+    The rigid patch covers at least the corner element (side max(patch_size, element side)),
+    so that coarse meshes keep a massive patch (the interface rotation about z needs one)."""
     half = 0.5 * props.tile_side
     touching = [c for c in centres if np.allclose(np.abs(c), half)]
     if not touching:
         raise ValueError("no tile touches the root point P2")
     lt = props.latch
     K = np.zeros((6, 6))
-    c = props.patch_size
+    c = max(props.patch_size, element_side)
     patches = []
     z = np.array([0.0, 0.0, 1.0])
     for ctr in touching:
@@ -185,7 +188,7 @@ def tile_structure(n: int = 26, *, properties="S5", layout: str = "B", joints: s
              for cx, cy in centres]
     mesh = structured_mesh(cells, side, joints, tuple(fr))
     ports = {f"C{j + 1}": c for j, c in enumerate(centres)}
-    return ShellStructure(mesh, props.material, latch_clamp(centres, props), ports, name=f"F{n}",
+    return ShellStructure(mesh, props.material, latch_clamp(centres, props, side), ports, name=f"F{n}",
                           damping=props.damping,
                           description=f"tile structure F_{n} ({props.name}, layout {layout}, {joints}, k = {k})")
 
@@ -209,6 +212,8 @@ def plate(length: float, width: float, thickness: float, youngs_modulus: float, 
     for nm, v in (("length", length), ("width", width), ("element_size", element_size)):
         if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0):
             raise ValueError(f"`{nm}` must be a positive finite number [m]; got {v!r}")
+    if not (isinstance(damping, (int, float, np.floating)) and 0.0 <= damping < 1.0):
+        raise ValueError(f"`damping` must be a ratio in [0, 1); got {damping!r}")
     nx, ny = length / element_size, width / element_size
     if not (np.isclose(nx, round(nx)) and np.isclose(ny, round(ny))):
         raise ValueError(f"`element_size` must divide length and width; got {element_size!r} for {length!r} x {width!r}")

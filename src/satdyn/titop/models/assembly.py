@@ -1,4 +1,4 @@
-"""Model 3: the on-orbit assembly spacecraft of spec 000a section 2.6 (Tables 2-3), every F_n.
+"""Model 3: the on-orbit assembly spacecraft of arXiv:2409.06017 (section 2.6, Tables 2-3), every F_n.
 
 ``assembly_spacecraft(n=26, dock=1, port=None, carry_tile=False, ...)`` assembles, with :func:`connect`:
 
@@ -31,7 +31,7 @@ Modal data of F_n (``structure``):
 
 :func:`assembly_configurations` enumerates the 2N(N+1) = 1624 discrete configurations
 (n, docking port j <= n, docked arm a, tile carried delta), with ``valid`` False for the 56
-void ones (n = N with a carried tile: negative stack, spec 000a D8), which the builder refuses.
+void ones (n = N with a carried tile: negative stack), which the builder refuses.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ _AUTO_MODES = (20.0, 6, 20)                # "auto": modes below 20 Hz, at least
 
 @dataclass(frozen=True)
 class AssemblyConfiguration:
-    """Discrete indices of one model of the family: (n, j, a, delta) of spec 000a 2.6.1.
+    """Discrete indices of one model of the family: (n, j, a, delta) of arXiv:2409.06017 section 2.6.
 
     ``n`` tiles laid, docking port ``port`` = j (tile centre C_j, j <= n), docked arm ``dock``
     = a in {1, 2}, ``carry_tile`` = delta.  ``n_total`` is the number of tiles N.
@@ -189,6 +189,21 @@ def _arm_angles(angles, k):
     return [float(x) for x in a[k]]
 
 
+_VARYING_ARMS: dict = {}
+
+
+def _arm(name, geometry, angles, reverse):
+    """The arm's port model; with varying angles (the same LFR for every configuration of the
+    family) built once per (name, geometry, direction) and reused -- port models are immutable."""
+    if angles is not None:
+        return robotic_arm(name, geometry, angles, reverse=reverse)
+    key = (name, id(geometry), reverse)
+    hit = _VARYING_ARMS.get(key)
+    if hit is None or hit[0] is not geometry:
+        hit = _VARYING_ARMS[key] = (geometry, robotic_arm(name, geometry, None, reverse=reverse))
+    return hit[1]
+
+
 def _robot_blocks(data, dock, carry_tile, angles, root_frame):
     """Blocks and wiring of the robot, root = docked foot port "R<a>.J0" (frame ``root_frame``)."""
     if dock not in (1, 2):
@@ -197,7 +212,7 @@ def _robot_blocks(data, dock, carry_tile, angles, root_frame):
     a, b = dock - 1, 2 - dock
     arms = {}
     for k in range(3):
-        arms[k] = robotic_arm(f"R{k + 1}", robot.arm, _arm_angles(angles, k), reverse=(k != a))
+        arms[k] = _arm(f"R{k + 1}", robot.arm, _arm_angles(angles, k), k != a)
     blocks = [arms[0], arms[1], arms[2]]
     ra, rb = f"R{a + 1}", f"R{b + 1}"
     blocks += [
@@ -280,7 +295,7 @@ def assembly_spacecraft(n: int = 26, dock: int = 1, port: int | None = None, car
         raise ValueError(f"`dock` must be 1 or 2; got {dock!r}")
     stack_count = data.n_tiles_total - n - int(carry_tile)
     if stack_count < 0:
-        raise ValueError(f"n = {n} with carry_tile leaves a negative stack (spec 000a D8): void configuration")
+        raise ValueError(f"n = {n} with carry_tile leaves a negative stack: void configuration")
     st = _structure(data, structure, n, port, n_modes, data.layout)
     am = data.array_modes
     omega = list(am.omega)
