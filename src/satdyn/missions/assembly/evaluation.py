@@ -89,10 +89,11 @@ class HalfEdgeEvaluator:
         return self.controller
 
     def cache_key(self, half) -> str:
-        """Hex digest of everything the metrics of ``half`` depend on."""
+        """Hex digest of everything the metrics of ``half`` depend on (including a hash of
+        the node model's matrices)."""
         ctl = self.get_controller()
         payload = {
-            "half": repr(half), "models": self.models.identity(),
+            "half": repr(half), "models": self.models.identity(), "model": self.models.fingerprint(half.model_key),
             "reach": np.asarray(self.poses.reach(half.pose)).round(15).tolist(), "z": self.poses.z,
             "J": ctl.inertia.round(9).tolist(), "omega": ctl.omega, "damping": ctl.damping,
             "costs": list(self.costs), "version": 1,

@@ -136,6 +136,18 @@ class NodeModelProvider:
                 "builder": f"{self.builder.__module__}.{self.builder.__qualname__}",
                 "uncertain": self.uncertain, "options": sorted((k, repr(v)) for k, v in self.builder_options.items())}
 
+    def fingerprint(self, key) -> str:
+        """Hash of the node model's matrices (the open rest and the three arm LFRs): cache
+        entries computed on another version of the models never match."""
+        import hashlib
+
+        split, r = self.split(key)
+        h = hashlib.sha256()
+        for lfr in [split.rest.lfr] + [m.lfr for m in split.separate]:
+            h.update(np.ascontiguousarray(lfr.M).tobytes())
+            h.update(repr([(b.name, b.size) for b in lfr.blocks]).encode())
+        return h.hexdigest()[:24]
+
     def split(self, key):
         """(SplitAssembly with the uncertain channels open, r) of node ``key``; cached."""
         if key in self._cache:
