@@ -39,6 +39,7 @@ __all__ = ["main", "SUBCOMMANDS", "positive_float", "nonnegative_float", "finite
 # subcommand name -> module implementing it (one entry per line; the modules are imported
 # when the parser is built, to read their options).
 SUBCOMMANDS: dict[str, str] = {
+    "assembly": "satdyn.cli.assembly",
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
     "equilibrium": "satdyn.cli.equilibrium",

@@ -1,0 +1,1 @@
+"""satdyn.missions: application studies built on the engines (graphs, models, costs, plans)."""

@@ -1,0 +1,208 @@
+"""Frozen node models, the PD attitude loop and the four metrics.
+
+Oracles: rigid-body composition of the whole spacecraft (satdyn.spatial + the robot's
+forward kinematics) for the DC gains; python-control's ``feedback`` for the closed loop;
+closed forms for a rigid plant and for norms; the exact real-parameter margin for mu.
+"""
+
+import control
+import numpy as np
+import pytest
+
+from satdyn.lfr import StateSpaceBatch
+from satdyn.missions.assembly.closedloop import AttitudeController, closed_loop, dc_gain, design_inertia
+from satdyn.missions.assembly.costs import (edge_cost, exact_mu_peak, grid_metrics, mu_peak, sensitivity_margins,
+                                            subsystem)
+from satdyn.missions.assembly.models import NodeModelProvider, PlantChannels
+from satdyn.missions.assembly.poses import reach_pose_table
+from satdyn.spatial import rigid_mass_matrix, transport_mass_matrix
+from satdyn.titop.data import structure_mass_matrix
+from satdyn.titop.kinematics import robot_mass_matrix
+
+PROVIDER = NodeModelProvider()
+
+
+def _composite_mass_at_G(d, key, angles):
+    n, port, dock, carry = key
+    M = rigid_mass_matrix(d.hub_mass, d.hub_inertia)
+    M = M + transport_mass_matrix(d.array_D_P1, -d.r_G_P[0], d.P_a_b.T)
+    M = M + transport_mass_matrix(structure_mass_matrix(n, d.tile_centres, d.tile_mass, d.robot.tile_inertia),
+                                  -d.r_G_P[1], d.P_f_b.T)
+    k = d.n_tiles_total - n - int(carry)
+    if k:
+        M = M + transport_mass_matrix(rigid_mass_matrix(d.tile_mass * k, d.robot.tile_inertia * k),
+                                      -(d.r_G_P[2] + d.r_P3_C0))
+    M = M + transport_mass_matrix(robot_mass_matrix(d.robot, angles, dock, carry),
+                                  -(d.r_G_P[1] + d.tile_centres[port - 1]), d.P_f_b.T)
+    return M
+
+
+@pytest.mark.parametrize("key", [(27, 22, 1, True), (5, 3, 2, False), (1, 1, 1, False), (14, 9, 2, True)])
+def test_dc_gain_is_inverse_composite_inertia(key):
+    # DC gain of W_G -> x''_G of every frozen model = inverse 6x6 rigid mass matrix of all
+    # bodies at G (free-floating).  Measured agreement 5e-8..2e-7 relative: the FE
+    # structures' residual mass is nearly singular about z (eigenvalue ~1e-6 of ~1e3 kg m^2,
+    # spec 000c), so the static condensation loses ~7 digits; 1e-6 keeps a margin and still
+    # catches any frame or sign error (>= 1e-3).
+    angles = np.stack([0.6 * reach_pose_table()[("walk", (1, 1))], reach_pose_table()[("walk", (0, 1))]])
+    plant, ch = PROVIDER.frozen(key, angles)
+    G0 = dc_gain(plant)[:, ch.r:, ch.r:ch.r + 6]
+    for k in range(2):
+        M = _composite_mass_at_G(PROVIDER.data, key, angles[k])
+        assert np.abs(np.linalg.inv(M) - G0[k]).max() <= 1e-6 * np.abs(G0[k]).max()
+
+
+def test_plant_channels_and_unavailable_model():
+    plant, ch = PROVIDER.frozen((3, 2, 1, False), np.zeros((1, 3, 5)))
+    assert ch.r == 2 and plant.D.shape == (1, 8, 14)
+    assert plant.input_names[:2] == ("w_omega[0]", "w_omega[1]")
+    old = NodeModelProvider(builder=lambda data, n, dock, carry_tile, split_arms: None)
+    with pytest.raises(ValueError, match="F_5"):
+        old.frozen((5, 3, 1, False), np.zeros((1, 3, 5)))
+
+
+def _rigid_plant(J, r=0):
+    """omega' = J^-1 T (no states); channels [w (r); W_G (6); W_C (6)] -> [z (r); x''_G]."""
+    Minv = np.linalg.inv(rigid_mass_matrix(100.0, J))
+    D = np.zeros((1, r + 6, r + 12))
+    D[0, r:, r:r + 6] = Minv
+    D[0, r:, r + 6:] = Minv              # the wrench at C_j acts at G
+    return StateSpaceBatch(np.zeros((1, 0, 0)), np.zeros((1, 0, r + 12)), np.zeros((1, r + 6, 0)), D)
+
+
+def test_rigid_plant_closed_loop_closed_forms():
+    # rigid plant: each axis s^2 + 2 w s + w^2 (double pole at -w_att), S_i = s^2/(s + w)^2 I,
+    # ||S_i||_inf = 1 (reached as w -> inf); the H2 norm W -> Theta is finite
+    J = np.diag([500.0, 300.0, 700.0])
+    ctl = AttitudeController(J)
+    cl, cch = closed_loop(_rigid_plant(J), PlantChannels(0), ctl)
+    poles = np.sort_complex(np.linalg.eigvals(cl.A[0]))
+    # a double pole is sensitive to rounding: |error| ~ sqrt(eps) w = 1e-9, tolerance 1e-6
+    np.testing.assert_allclose(poles, -ctl.omega * np.ones(6), atol=1e-6)
+    m = grid_metrics(cl, cch, ["hinf_sensitivity", "h2_wrench", "hinf_wrench"])
+    assert m.values["hinf_sensitivity"][0] == pytest.approx(1.0, rel=1e-8)
+    assert np.isfinite(m.values["h2_wrench"][0])
+    # S_i(jw) at w_att: (jw)^2 / (jw + w)^2 has modulus 1/2
+    G = control.ss(*(x[0] for x in (cl.A, cl.B[:, :, cch.d], cl.C[:, cch.e], cl.D[:, cch.e, cch.d])))
+    assert abs(G(1j * ctl.omega)[0, 0]) == pytest.approx(0.5, rel=1e-10)
+
+
+def test_closed_loop_matches_python_control_feedback():
+    # an independent closed loop: python-control interconnection of the plant's T -> omega'
+    # channel with the PD law as a state-space controller on double integrators
+    plant, ch = PROVIDER.frozen((4, 2, 1, True), reach_pose_table()[("walk", (1, 0))][None] * 0.5)
+    J = design_inertia(plant, ch)
+    ctl = AttitudeController(J)
+    cl, cch = closed_loop(plant, ch, ctl)
+    A, B, C, D = plant.A[0], plant.B[0], plant.C[0], plant.D[0]
+    G = control.ss(A, B[:, ch.torque_G], C[ch.omega_dot], D[ch.omega_dot, ch.torque_G])
+    # controller: u = k theta + c omega with theta'' = omega'  ->  K(s) = (k + c s) / s^2
+    K = control.ss(np.block([[np.zeros((3, 3)), np.eye(3)], [np.zeros((3, 6))]]),
+                   np.vstack([np.zeros((3, 3)), np.eye(3)]), np.hstack([ctl.k, ctl.c]), np.zeros((3, 3)))
+    # input sensitivity e = (I - K G)^-1 d (positive feedback of the paper's sign convention)
+    Si = control.feedback(control.ss([], [], [], np.eye(3)), K * G, sign=1)
+    mine = control.ss(cl.A[0], cl.B[0][:, cch.d], cl.C[0][cch.e], cl.D[0][cch.e, cch.d])
+    for w in (1e-3, 0.0628, 1.0, 8.07, 30.0):
+        # two realisations of one transfer: agreement to ~1e-9 relative (conditioning of the
+        # resolvents near the lightly damped modes, xi ~ 0.005)
+        np.testing.assert_allclose(mine(1j * w), Si(1j * w), rtol=1e-8, atol=1e-10)
+
+
+def test_norms_closed_forms_and_structure():
+    # ||1/(s+a)||_2 = 1/sqrt(2a); ||w^2/(s^2+2 z w s+w^2)||_inf = 1/(2 z sqrt(1-z^2)); the H2
+    # norm of a block-diagonal system is the root-sum-square, the H-inf norm the maximum
+    from satdyn.robust import h2norm, hinfnorm
+    a, z, w = 3.0, 0.05, 2.0
+    A = np.array([[-a, 0, 0], [0, 0, 1], [0, -w * w, -2 * z * w]])
+    B = np.array([[1.0, 0], [0, 0], [0, w * w]])
+    C = np.array([[1.0, 0, 0], [0, 1, 0]])
+    sys = StateSpaceBatch(A[None], B[None], C[None], np.zeros((1, 2, 2)))
+    h_first = 1 / np.sqrt(2 * a)
+    peak = 1 / (2 * z * np.sqrt(1 - z * z))
+    assert hinfnorm(subsystem(sys, slice(1, 2), slice(1, 2))).value[0] == pytest.approx(peak, rel=1e-8)
+    assert h2norm(subsystem(sys, slice(0, 1), slice(0, 1)))[0] == pytest.approx(h_first, rel=1e-10)
+    h2_second = h2norm(subsystem(sys, slice(1, 2), slice(1, 2)))[0]
+    assert h2norm(sys)[0] == pytest.approx(np.hypot(h_first, h2_second), rel=1e-10)
+    assert hinfnorm(sys).value[0] == pytest.approx(max(peak, 1 / a), rel=1e-8)
+
+
+def test_sensitivity_margins_formulas():
+    m = sensitivity_margins([1.0, 2.0])
+    np.testing.assert_allclose(m["modulus_margin"], [1.0, 0.5])
+    np.testing.assert_allclose(m["gain_margin_low"], [0.5, 2 / 3])
+    assert m["gain_margin_high"][0] == np.inf and m["gain_margin_high"][1] == pytest.approx(2.0)
+    np.testing.assert_allclose(m["phase_margin_deg"], [60.0, np.degrees(2 * np.arcsin(0.25))])
+    with pytest.raises(ValueError, match="`gamma`"):
+        sensitivity_margins([0.5])
+
+
+def test_mu_upper_bound_against_exact_margin():
+    # mu UB >= the exact sup over frequency (1/k*, real eigenvalue sweep + the omega = 0 and
+    # infinity touch points); both see delta = -1/r = -5 (array mode stiffness vanishes at
+    # omega = 0), so the exact value is 1/5 = 0.2 to the bisection's resolution (1e-3 / 2^50)
+    # and the UB (fast descent, accuracy 1e-3) is within 1 % of it
+    plant, ch = PROVIDER.frozen((6, 4, 2, True), reach_pose_table()[("walk", (-1, 1))][None] * np.array([0.3, 1.0])[:, None, None])
+    ctl = AttitudeController(design_inertia(plant, ch))
+    cl, cch = closed_loop(plant, ch, ctl)
+    up, where = mu_peak(cl, cch)
+    exact = exact_mu_peak(cl, cch)
+    np.testing.assert_allclose(exact, 0.2, rtol=1e-6)
+    assert np.all(up >= exact * (1 - 1e-9))
+    assert np.all(up <= exact * 1.01)
+    assert np.all(np.isfinite(where))
+
+
+def test_unstable_loop_costs_infinite_and_hard_constraint():
+    # a destabilising gain sign: every metric of an unstable loop is +inf; edge costs sum
+    # linear values and a threshold violation makes the edge infinite
+    J = np.diag([500.0, 300.0, 700.0])
+    bad = AttitudeController(J, omega=0.1)
+    object.__setattr__(bad, "inertia", -J)
+    cl, cch = closed_loop(_rigid_plant(J), PlantChannels(0), bad)
+    m = grid_metrics(cl, cch, ["hinf_wrench", "h2_wrench", "hinf_sensitivity"])
+    assert not m.stable[0] and all(np.isinf(v[0]) for v in m.values.values())
+    assert edge_cost([1.0, 2.0]) == 3.0
+    assert edge_cost([1.0, 2.0], threshold=1.5) == np.inf
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(inertia=np.eye(2)), "`inertia`"),
+    (dict(inertia=-np.eye(3)), "`inertia`"),
+    (dict(inertia=np.eye(3), omega=-1.0), "`omega`"),
+    (dict(inertia=np.eye(3), damping=0.0), "`damping`"),
+])
+def test_controller_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        AttitudeController(**kwargs)
+
+
+def test_grid_metrics_bad_cost():
+    J = np.eye(3)
+    cl, cch = closed_loop(_rigid_plant(J), PlantChannels(0), AttitudeController(J))
+    with pytest.raises(ValueError, match="`costs`"):
+        grid_metrics(cl, cch, ["hinf"])
+
+
+def test_open_parameter_channels_is_the_upper_lft():
+    # closing the opened channels with delta I_r (upper LFT, evaluated by hand at one
+    # frequency) gives the original LFR evaluated at the physical value of that delta
+    # (the other parameter at its nominal value); two evaluations of one rational
+    # function: agreement to 1e-10 relative
+    from satdyn.lfr import ss, ureal
+    from satdyn.missions.assembly.models import open_parameter_channels
+
+    k = ureal("k", 4.0, percent=20)
+    c = ureal("c", 0.3, percent=10)
+    G = ss([[0, 1], [-k, -c]], [[0], [1]], [[1, 0]], [[0]])
+    opened, r = open_parameter_channels(G, "k")
+    assert r == 1
+    s = 1j * 1.7
+    A, B, C, D = opened.A, opened.B, opened.C, opened.D
+    M = C @ np.linalg.solve(s * np.eye(A.shape[0]) - A, B) + D
+    delta = 0.6
+    M11, M12, M21, M22 = M[:r, :r], M[:r, r:], M[r:, :r], M[r:, r:]
+    closed = M22 + M21 * delta @ np.linalg.solve(np.eye(r) - M11 * delta, M12)
+    ref = G.freqresp(np.array([1.7]), values={"k": k.denormalize(delta)})[0]
+    np.testing.assert_allclose(closed, ref, rtol=1e-10)
+    with pytest.raises(ValueError, match="no uncertain parameter"):
+        open_parameter_channels(G, "m")
