@@ -80,3 +80,7 @@ __all__ = [
     "ExampleSystem", "EXAMPLES", "load_example",
     "VirtualManipulator", "virtual_manipulator", "tree_generalized_jacobians",
 ]
+
+from .dem import DynamicallyEquivalentManipulator, dynamically_equivalent_manipulator  # noqa: E402
+
+__all__ += ["DynamicallyEquivalentManipulator", "dynamically_equivalent_manipulator"]
