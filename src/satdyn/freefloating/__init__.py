@@ -84,3 +84,16 @@ __all__ = [
 from .dem import DynamicallyEquivalentManipulator, dynamically_equivalent_manipulator  # noqa: E402
 
 __all__ += ["DynamicallyEquivalentManipulator", "dynamically_equivalent_manipulator"]
+
+from .actuators import (  # noqa: E402
+    AttitudeController,
+    ReactionWheelArray,
+    ThrustAllocation,
+    ThrusterSet,
+    WheelAllocation,
+    thruster_wrench,
+    wheel_attitude_control,
+)
+
+__all__ += ["ReactionWheelArray", "WheelAllocation", "ThrusterSet", "ThrustAllocation", "AttitudeController",
+            "wheel_attitude_control", "thruster_wrench"]

@@ -65,6 +65,9 @@ class SimulationResult:
     mode : str
     layout : str, "reduced" or "full"
     nfev : int
+    wheel_momentum : (T, 3) [N m s]
+        Stored reaction-wheel momentum h_w in the base frame (zero without wheels); the total
+        angular momentum with wheels is ``angular_momentum + R₀ h_w``.
     """
 
     t: np.ndarray
@@ -85,6 +88,7 @@ class SimulationResult:
     mode: str
     layout: str
     nfev: int
+    wheel_momentum: np.ndarray = None
 
     @property
     def manipulator_linear_momentum(self) -> np.ndarray:
@@ -313,4 +317,4 @@ def _record(model, mode, ctrl, joint_torque, t, Y, reduced, nfev) -> SimulationR
         base_twist=tw, linear_momentum=rep["P"], angular_momentum=rep["L"], base_linear_momentum=rep["P_base"],
         base_angular_momentum=rep["L_base"], kinetic_energy=rep["T"], system_com=com,
         com_drift=np.linalg.norm(com - com[0], axis=1), mode=mode.value, layout="reduced" if reduced else "full",
-        nfev=int(nfev))
+        nfev=int(nfev), wheel_momentum=np.zeros((len(t), 3)) if reduced else Y[:, 13 + 2 * n:])
