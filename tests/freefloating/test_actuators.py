@@ -117,16 +117,18 @@ def test_wheels_hold_attitude_while_arm_moves_and_conserve_total_momentum():
 
 
 def test_wheels_slew_base_to_target_attitude():
-    model, q0, ctrl, wheels = _wheel_setup()
+    model, q0, ctrl, _ = _wheel_setup()
+    # limits above the demanded torque: saturation switching would only slow the integrator down
+    wheels = ReactionWheelArray(axes=PYRAMID, max_torque=1e4)
     start = np.array([0.2, -0.1, 0.15, 1.0])
     start /= np.linalg.norm(start)
     res = simulate(model, mode="rotation-floating", wheel_torque=wheel_attitude_control(wheels, ctrl), t_final=12.0,
                    q0=q0, base_quaternion=start, sample_dt=1.0)
     angle = _angle_to_identity(res.base_quaternion)
     assert angle[0] > 0.5
-    # critically damped at ωn = 2 rad/s: (1 + ωn t) e^{−ωn t} ≈ 1e-9 at 12 s for a rigid body; the
-    # free arm joints only change the effective inertia (gains are exponentially stable for it),
-    # so 1e-3 rad is a loose bound on the remaining error.
+    # critically damped at ωn = 2 rad/s: (1 + ωn t) e^{−ωn t} ≈ 1e-9 at 12 s for a rigid body; here
+    # the undamped free joints keep moving after the slew and disturb the base (the PD holds the
+    # error near 1e-5 rad), so the bound is the disturbance level, 1e-3 rad, vs 0.5 rad at start.
     assert angle[-1] < 1e-3
     # no external torque: total momentum (zero initially) stays zero, so the wheels now hold
     # exactly the momentum that the base and arm do not

@@ -227,11 +227,10 @@ class AttitudeController:
     def torque(self, quaternion, body_angular_velocity) -> np.ndarray:
         """Demanded base torque (3,) [N m] in the base frame."""
         q_err = quaternion_multiply(quaternion_conjugate(self.target_quaternion), quaternion)
-        s = np.sign(q_err[3]) or 1.0                          # shortest rotation
-        half = np.arccos(np.clip(abs(q_err[3]), -1.0, 1.0))
-        vec = s * q_err[:3]
+        vec = (np.sign(q_err[3]) or 1.0) * q_err[:3]           # shortest rotation
         norm = np.linalg.norm(vec)
-        theta = vec * (2.0 * half / norm) if norm > 1e-300 else 2.0 * vec
+        # atan2, not arccos(w): well conditioned near zero error (arccos loses half the digits)
+        theta = vec * (2.0 * np.arctan2(norm, abs(q_err[3])) / norm) if norm > 1e-300 else 2.0 * vec
         wn, z = float(self.natural_frequency), float(self.damping_ratio)
         return -self.inertia @ (wn ** 2 * theta + 2.0 * z * wn * np.asarray(body_angular_velocity, dtype=float))
 
