@@ -103,10 +103,10 @@ def test_wheels_hold_attitude_while_arm_moves_and_conserve_total_momentum():
     free = simulate(model, **kw)
     R0 = dcm_from_quaternion(with_wheels.base_quaternion)
     total_L = with_wheels.angular_momentum + np.einsum("tij,tj->ti", R0, with_wheels.wheel_momentum)
-    # Conservation: every term is O(10) N m s and the ODE is integrated at rtol 1e-10, atol
-    # 1e-12; 1e-8 bounds the accumulated integration error.
-    assert np.abs(total_L - total_L[0]).max() < 1e-8
-    assert np.abs(with_wheels.linear_momentum).max() < 1e-8
+    # Conservation: the terms are O(1) N m s and the ODE is integrated at rtol 1e-10, atol 1e-12
+    # over ~1000 steps; 1e-9 bounds the accumulated integration error with a 10x margin.
+    assert np.abs(total_L - total_L[0]).max() < 1e-9
+    assert np.abs(with_wheels.linear_momentum).max() < 1e-9
     # the wheels did absorb the arm's reaction (base + arm momentum alone is not conserved)
     assert np.linalg.norm(with_wheels.wheel_momentum, axis=1).max() > 1e-2
     # attitude control: the free-floating base turns, the wheel-controlled base much less

@@ -12,6 +12,10 @@ matrix Rz(ψ)Ry(θ)Rx(ϕ) (``satdyn.spatial.dcm_from_euler``).  6-vectors are [l
 quaternions scalar-last.  Models are built from the DH table (:func:`from_dh`), from joint
 placements (:class:`SpacecraftManipulator`), or from a URDF / multibody tree through
 ``satdyn.multibody``'s reader (:func:`from_urdf`, :func:`from_multibody`).
+
+Also: reaction-wheel and thruster actuators with allocation (:mod:`.actuators`), the Virtual
+and Dynamically Equivalent Manipulators (:mod:`.virtual`, :mod:`.dem`), and Pinocchio as an
+optional runtime back-end (``backend="pinocchio"``, :mod:`.backend`).
 """
 
 from .control import ComputedTorqueController, JointSequenceCommand, gains_from_torque_limits
