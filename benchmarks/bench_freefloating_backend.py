@@ -16,7 +16,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import sys  # noqa: E402
-import time  # noqa: E402
+import timeit  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -28,25 +28,15 @@ from oracle import random_model  # noqa: E402
 from satdyn.freefloating import ComputedTorqueController, JointSequenceCommand, simulate  # noqa: E402
 
 
-def best_time(fn, repeats=3):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def main():
     for n in (3, 7):
         model = random_model(n, 1)
         ctrl = ComputedTorqueController(JointSequenceCommand(n, joints=(0, 1), rate=0.3))
-        runs = {}
-        for backend in ("numpy", "pinocchio"):
-            runs[backend] = best_time(lambda: simulate(model, controller=ctrl, t_final=6.0, backend=backend))
-        a, b = runs["numpy"][1], runs["pinocchio"][1]
+        runs = {backend: (lambda backend=backend: simulate(model, controller=ctrl, t_final=6.0, backend=backend))
+                for backend in ("numpy", "pinocchio")}
+        a, b = runs["numpy"](), runs["pinocchio"]()
         assert np.abs(a.q - b.q).max() < 1e-8, "back-ends disagree"
-        tn, tp = runs["numpy"][0], runs["pinocchio"][0]
+        tn, tp = (min(timeit.repeat(runs[k], number=1, repeat=3)) for k in ("numpy", "pinocchio"))
         print(f"N={n}: numpy {tn * 1e3:.1f} ms, pinocchio {tp * 1e3:.1f} ms, {a.nfev} RHS calls; "
               f"ratio numpy/pinocchio = {tn / tp:.2f}")
 

@@ -8,10 +8,12 @@ free-floating end-effector trajectory that satdyn.freefloating.simulate produces
 joint torques.
 """
 
+import dataclasses
+
 import numpy as np
 import pinocchio as pin
 import pytest
-from oracle import random_model
+from oracle import pinocchio_model, random_model
 from scipy.integrate import solve_ivp
 
 from satdyn.freefloating import (
@@ -37,30 +39,8 @@ def test_dem_mass_matrix_equals_zero_momentum_kinetic_energy(n, seed):
     Md = dem.mass_matrix(q)
     np.testing.assert_allclose(Md, schur, atol=1e-10 * np.abs(schur).max())
     # negative control: the VM geometry with the real (unscaled) masses is not equivalent
-    naive = dataclasses_replace_masses(dem, model.link_masses)
+    naive = dataclasses.replace(dem, chain=dataclasses.replace(dem.chain, link_masses=model.link_masses))
     assert np.abs(naive.mass_matrix(q) - schur).max() > 1e-3 * np.abs(schur).max()
-
-
-def dataclasses_replace_masses(dem, masses):
-    import dataclasses
-    return dataclasses.replace(dem, chain=dataclasses.replace(dem.chain, link_masses=masses))
-
-
-def _pinocchio_dem(dem):
-    """Fixed-base Pinocchio model: spherical joint at the origin (the pivot), then the DEM chain."""
-    ch = dem.chain
-    pm = pin.Model()
-    pm.gravity = pin.Motion.Zero()
-    parent = pm.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "pivot")
-    pm.appendBodyToJoint(parent, pin.Inertia(ch.base_mass, np.zeros(3), ch.base_inertia), pin.SE3.Identity())
-    for i in range(ch.n_joints):
-        P = ch.joint_placements[i]
-        parent = pm.addJoint(parent, pin.JointModelRZ(), pin.SE3(P[:3, :3], P[:3, 3]), f"j{i + 1}")
-        pm.appendBodyToJoint(parent, pin.Inertia(ch.link_masses[i], ch.link_coms[i], ch.link_inertias[i]),
-                             pin.SE3.Identity())
-    E = ch.ee_placement
-    ee = pm.addFrame(pin.Frame("ee", parent, 0, pin.SE3(E[:3, :3], E[:3, 3]), pin.FrameType.OP_FRAME))
-    return pm, pm.createData(), ee
 
 
 def test_dem_reproduces_free_floating_end_effector_motion():
@@ -83,7 +63,8 @@ def test_dem_reproduces_free_floating_end_effector_motion():
                   base_quaternion=quat0, sample_dt=dt)
     ee_ff = forward_kinematics(model, ff.q, ff.base_position, dcm_from_quaternion(ff.base_quaternion)).ee_position
 
-    pm, pd, ee = _pinocchio_dem(dem)
+    # fixed-base Pinocchio model of the DEM: spherical joint at the origin (the pivot), then its chain
+    pm, pd, ee = pinocchio_model(dem.chain, root=pin.JointModelSpherical())
 
     def rhs(t, y):
         quat, q, w, qd = y[:4], y[4:4 + n], y[4 + n:7 + n], y[7 + n:]
