@@ -89,6 +89,10 @@ def test_backend_keyword_is_checked():
         simulate(model, t_final=1.0, backend="mujoco")
     with pytest.raises(ValueError, match="link"):
         pinocchio_terms(model, np.zeros(2), link=5)
+    with pytest.raises(ValueError, match="local_point"):
+        pinocchio_terms(model, np.zeros(2), local_point=[0.0, 1.0])
+    with pytest.raises(TypeError, match="model"):
+        pinocchio_terms("arm", np.zeros(2))
 
 
 def test_missing_pinocchio_gives_clear_error(monkeypatch):

@@ -101,3 +101,7 @@ from .actuators import (  # noqa: E402
 
 __all__ += ["ReactionWheelArray", "WheelAllocation", "ThrusterSet", "ThrustAllocation", "AttitudeController",
             "wheel_attitude_control", "thruster_wrench"]
+
+from .backend import PinocchioTerms, pinocchio_terms, to_pinocchio  # noqa: E402
+
+__all__ += ["PinocchioTerms", "pinocchio_terms", "to_pinocchio"]
