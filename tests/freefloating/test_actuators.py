@@ -150,8 +150,9 @@ def test_thrusters_change_linear_momentum_by_the_impulse():
     # link velocities (independent of the EOM); integration error ~1e-10 relative of O(10) N s
     np.testing.assert_allclose(res.linear_momentum - res.linear_momentum[0], np.outer(res.t, force), atol=1e-8)
     torque = np.array([0.3, 0.2, -0.4])
-    res = simulate(model, mode="flying", joint_torque=arm, t_final=4.0, sample_dt=0.5,
-                   base_wrench=thruster_wrench(ts, np.r_[0.0, 0.0, 0.0, torque]))
+    # pure thruster couples in rotation-flying (the mode refuses any net force)
+    res = simulate(model, mode="rotation-flying", joint_torque=arm, t_final=4.0, sample_dt=0.5,
+                   base_wrench=thruster_wrench(ts, np.r_[0.0, 0.0, 0.0, torque], mode="rotation-flying"))
     np.testing.assert_allclose(res.linear_momentum, 0.0, atol=1e-8)
     np.testing.assert_allclose(res.angular_momentum - res.angular_momentum[0], np.outer(res.t, torque), atol=1e-8)
 
@@ -172,6 +173,17 @@ def test_thrusters_change_linear_momentum_by_the_impulse():
 def test_actuator_bad_input(build, name):
     with pytest.raises(ValueError, match=name):
         build()
+
+
+def test_thrusters_that_cannot_give_a_pure_torque_are_refused_in_rotation_flying():
+    # three thrusters along +x only: any torque comes with a net force
+    ts = ThrusterSet(positions=[[0, 1.0, 0], [0, -1.0, 0], [0, 0, 1.0]], directions=[[1.0, 0, 0]] * 3, max_thrust=5.0)
+    law = thruster_wrench(ts, np.r_[0.0, 0.0, 0.0, 0.0, 0.0, 1.0], mode="rotation-flying")
+    state = np.r_[np.zeros(3), 0.0, 0.0, 0.0, 1.0, np.zeros(6)]
+    with pytest.raises(ValueError, match="force"):
+        law(0.0, state)
+    with pytest.raises(ValueError, match="mode"):
+        thruster_wrench(ts, np.zeros(6), mode="floating")
 
 
 def test_actuator_callables_check_types():

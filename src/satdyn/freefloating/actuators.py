@@ -32,6 +32,7 @@ from scipy.optimize import lsq_linear
 
 from ..spatial import dcm_from_quaternion, quaternion_conjugate, quaternion_multiply
 from ..spatial._checks import as_batch_of, as_float_array
+from .modes import as_mode
 
 __all__ = ["ReactionWheelArray", "WheelAllocation", "ThrusterSet", "ThrustAllocation", "AttitudeController",
            "wheel_attitude_control", "thruster_wrench"]
@@ -263,7 +264,7 @@ def wheel_attitude_control(wheels, controller):
     return wheel_torque
 
 
-def thruster_wrench(thrusters, demand):
+def thruster_wrench(thrusters, demand, mode="flying"):
     """``base_wrench(t, state) -> (force, torque)`` (inertial) for :func:`simulate` in a flying mode.
 
     Parameters
@@ -272,9 +273,17 @@ def thruster_wrench(thrusters, demand):
     demand : callable ``(t, state) -> (6,)`` or array_like (6,)
         Demanded [force; torque about the base CoM] in the inertial frame [N, N m]; rotated into
         the base frame, allocated within the thrust bounds, and the achieved wrench rotated back.
+    mode : {"flying", "rotation-flying", "translation-flying"}
+        The simulation's mode. In the rotation- (translation-) flying modes the allocation's
+        round-off force (torque), at most 1e-9 of the wrench, is set to exactly zero as the mode
+        requires; a larger one (the thrusters cannot produce a pure torque/force) raises
+        ``ValueError`` during the simulation.
     """
     if not isinstance(thrusters, ThrusterSet):
         raise TypeError(f"`thrusters` must be a ThrusterSet; got {type(thrusters).__name__}")
+    mode = as_mode(mode)
+    if not (mode.allows_force or mode.allows_torque):
+        raise ValueError(f"`mode` must be a flying mode (thrusters apply an external wrench); got {mode.value!r}")
     if not callable(demand):
         constant = as_batch_of(demand, (6,), "demand")
         if constant.shape != (6,):
@@ -285,6 +294,14 @@ def thruster_wrench(thrusters, demand):
         _, R0, _ = _base_state(y)
         w = np.asarray(demand(t, y), dtype=float)
         achieved = thrusters.allocate(np.concatenate([R0.T @ w[:3], R0.T @ w[3:]])).wrench
+        scale = 1e-9 * max(1.0, float(np.linalg.norm(achieved)))
+        for allowed, part, what in ((mode.allows_force, slice(0, 3), "force"), (mode.allows_torque, slice(3, 6),
+                                                                                 "torque")):
+            if not allowed:
+                if np.linalg.norm(achieved[part]) > scale:
+                    raise ValueError(f"the thrusters give a base {what} of {achieved[part].tolist()} that mode "
+                                     f"{mode.value!r} forbids: the demand is not reachable as a pure wrench")
+                achieved[part] = 0.0
         return R0 @ achieved[:3], R0 @ achieved[3:]
 
     return base_wrench
