@@ -17,7 +17,11 @@ from satdyn.freefloating import (
     JointSequenceCommand,
     ReactionWheelArray,
     ThrusterSet,
+    forward_kinematics,
+    generalized_jacobian,
     inertia_blocks,
+    momentum_twist_offset,
+    point_velocity,
     simulate,
     thruster_wrench,
     wheel_attitude_control,
@@ -109,6 +113,17 @@ def test_wheels_hold_attitude_while_arm_moves_and_conserve_total_momentum():
     assert np.abs(with_wheels.linear_momentum).max() < 1e-9
     # the wheels did absorb the arm's reaction (base + arm momentum alone is not conserved)
     assert np.linalg.norm(with_wheels.wheel_momentum, axis=1).max() > 1e-2
+    # the GJM still maps joint rates to the end-effector twist, affinely with the wheel momentum
+    # (rotation-floating): compare with the twist from the recorded base twist (eqs. 15-16);
+    # both are algebraic in the recorded state, so they agree to rounding (1e-10 of O(1) m/s)
+    kin = forward_kinematics(model, with_wheels.q, with_wheels.base_position, R0)
+    twist = point_velocity(kin, 3, kin.ee_position, with_wheels.base_twist, with_wheels.qdot)
+    args = (model, with_wheels.q, None, None, with_wheels.base_position, R0)
+    gjm = np.einsum("tij,tj->ti", generalized_jacobian(*args, mode="rotation-floating"), with_wheels.qdot)
+    offset = momentum_twist_offset(*args, momentum=np.r_[0, 0, 0, 0, 0, 0], wheel_momentum=with_wheels.wheel_momentum,
+                                   mode="rotation-floating")
+    np.testing.assert_allclose(gjm + offset, twist, atol=1e-10)
+    assert np.abs(offset).max() > 1e-3                      # the wheel term matters
     # attitude control: the free-floating base turns, the wheel-controlled base much less
     drift_free = _angle_to_identity(free.base_quaternion).max()
     drift_wheels = _angle_to_identity(with_wheels.base_quaternion).max()
