@@ -41,11 +41,16 @@ def random_model(n, seed=0) -> SpacecraftManipulator:
         name=f"random-{n}", synthetic=True)
 
 
-def pinocchio_model(model: SpacecraftManipulator):
-    """Pinocchio free-flyer model (root = base CoM frame) + data + EE frame id; gravity zero."""
+def pinocchio_model(model: SpacecraftManipulator, root=None):
+    """Pinocchio free-flyer model (root = base CoM frame) + data + EE frame id; gravity zero.
+
+    ``root``: the root joint model (default free-flyer; e.g. ``pin.JointModelSpherical()`` for a
+    base pinned at the origin).
+    """
     pm = pin.Model()
     pm.gravity = pin.Motion.Zero()
-    parent = pm.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+    root = pin.JointModelFreeFlyer() if root is None else root
+    parent = pm.addJoint(0, root, pin.SE3.Identity(), "base")
     pm.appendBodyToJoint(parent, pin.Inertia(model.base_mass, np.zeros(3), model.base_inertia), pin.SE3.Identity())
     for i in range(model.n_joints):
         P = model.joint_placements[i]

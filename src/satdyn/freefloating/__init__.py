@@ -12,6 +12,10 @@ matrix Rz(ψ)Ry(θ)Rx(ϕ) (``satdyn.spatial.dcm_from_euler``).  6-vectors are [l
 quaternions scalar-last.  Models are built from the DH table (:func:`from_dh`), from joint
 placements (:class:`SpacecraftManipulator`), or from a URDF / multibody tree through
 ``satdyn.multibody``'s reader (:func:`from_urdf`, :func:`from_multibody`).
+
+Also: reaction-wheel and thruster actuators with allocation (:mod:`.actuators`), the Virtual
+and Dynamically Equivalent Manipulators (:mod:`.virtual`, :mod:`.dem`), and Pinocchio as an
+optional runtime back-end (``backend="pinocchio"``, :mod:`.backend`).
 """
 
 from .control import ComputedTorqueController, JointSequenceCommand, gains_from_torque_limits
@@ -80,3 +84,24 @@ __all__ = [
     "ExampleSystem", "EXAMPLES", "load_example",
     "VirtualManipulator", "virtual_manipulator", "tree_generalized_jacobians",
 ]
+
+from .dem import DynamicallyEquivalentManipulator, dynamically_equivalent_manipulator  # noqa: E402
+
+__all__ += ["DynamicallyEquivalentManipulator", "dynamically_equivalent_manipulator"]
+
+from .actuators import (  # noqa: E402
+    AttitudeController,
+    ReactionWheelArray,
+    ThrustAllocation,
+    ThrusterSet,
+    WheelAllocation,
+    thruster_wrench,
+    wheel_attitude_control,
+)
+
+__all__ += ["ReactionWheelArray", "WheelAllocation", "ThrusterSet", "ThrustAllocation", "AttitudeController",
+            "wheel_attitude_control", "thruster_wrench"]
+
+from .backend import PinocchioTerms, pinocchio_terms, to_pinocchio  # noqa: E402
+
+__all__ += ["PinocchioTerms", "pinocchio_terms", "to_pinocchio"]

@@ -75,27 +75,36 @@ def reduced_terms(model, q, qdot, base_position=None, base_attitude=None) -> Red
     return ReducedTerms(der.H, coriolis_terms(der.dH, qd), der.dH, blocks, der)
 
 
-def reduced_forward_dynamics(model, q, qdot, tau) -> np.ndarray:
+def _terms(model, q, qdot, backend):
+    from .backend import check_backend, pinocchio_terms
+    if check_backend(backend) == "pinocchio":
+        return pinocchio_terms(model, q, as_batch_of(qdot, (model.n_joints,), "qdot"))
+    return reduced_terms(model, q, qdot)
+
+
+def reduced_forward_dynamics(model, q, qdot, tau, backend="numpy") -> np.ndarray:
     """q̈ = H⁻¹(τ − C) for zero system momentum (eq. 50), batched.
 
     Parameters
     ----------
     model : SpacecraftManipulator
     q, qdot, tau : array_like, shape (..., N)
+    backend : {"numpy", "pinocchio"}
+        "pinocchio": H and C from Pinocchio's CRBA and RNEA (:mod:`satdyn.freefloating.backend`).
 
     Returns
     -------
     ndarray, shape (..., N)
     """
     tau = as_batch_of(tau, (model.n_joints,), "tau")
-    t = reduced_terms(model, q, qdot)
+    t = _terms(model, q, qdot, backend)
     return np.linalg.solve(t.H, (tau - t.C)[..., None])[..., 0]
 
 
-def reduced_inverse_dynamics(model, q, qdot, qddot) -> np.ndarray:
-    """τ = H q̈ + C for zero system momentum (eq. 50), batched, shape (..., N)."""
+def reduced_inverse_dynamics(model, q, qdot, qddot, backend="numpy") -> np.ndarray:
+    """τ = H q̈ + C for zero system momentum (eq. 50), batched, shape (..., N); ``backend`` as above."""
     qdd = as_batch_of(qddot, (model.n_joints,), "qddot")
-    t = reduced_terms(model, q, qdot)
+    t = _terms(model, q, qdot, backend)
     return _mv(t.H, qdd) + t.C
 
 

@@ -209,7 +209,7 @@ def _reduced(blocks: InertiaBlocks, H0inv=None):
     return 0.5 * (H + np.swapaxes(H, -1, -2)), G
 
 
-def generalized_inertia(model, q, base_position=None, base_attitude=None) -> np.ndarray:
+def generalized_inertia(model, q, base_position=None, base_attitude=None, backend="numpy") -> np.ndarray:
     """Generalized inertia H(q) = Hₘ − H₀ₘᵀH₀⁻¹H₀ₘ (eq. 45), batched.
 
     H depends on q only (implementation notes §4.2 fact 1); the base pose arguments exist to check that.
@@ -218,11 +218,16 @@ def generalized_inertia(model, q, base_position=None, base_attitude=None) -> np.
     ----------
     model : SpacecraftManipulator
     q : array_like, shape (..., N)
+    backend : {"numpy", "pinocchio"}
+        "pinocchio" evaluates H with Pinocchio's CRBA (:mod:`satdyn.freefloating.backend`).
 
     Returns
     -------
     ndarray, shape (..., N, N)
     """
+    from .backend import check_backend, pinocchio_terms
+    if check_backend(backend) == "pinocchio":
+        return pinocchio_terms(model, q, base_position=base_position, base_attitude=base_attitude).H
     return _reduced(inertia_blocks(model, q, base_position, base_attitude))[0]
 
 

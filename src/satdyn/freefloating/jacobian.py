@@ -88,7 +88,7 @@ def point_jacobians(model, q, link=None, local_point=None, base_position=None, b
 
 
 def generalized_jacobian(model, q, link=None, local_point=None, base_position=None, base_attitude=None,
-                         mode=ManeuveringMode.FLOATING) -> np.ndarray:
+                         mode=ManeuveringMode.FLOATING, backend="numpy") -> np.ndarray:
     """Generalized Jacobian J* = JₘX − J₀X H₀⁻¹H₀ₘ of a point (eq. 110), batched.
 
     With the default arguments this is Yoshida & Umetani's end-effector GJM.  Valid in the
@@ -100,8 +100,15 @@ def generalized_jacobian(model, q, link=None, local_point=None, base_position=No
     -------
     ndarray, shape (..., 6, N)
         Maps q̇ to the point twist [v; ω] in 𝒥.
+
+    ``backend="pinocchio"`` evaluates it with Pinocchio's joint Jacobians and CRBA
+    (:mod:`satdyn.freefloating.backend`).
     """
     require_momentum_conserving(mode)
+    from .backend import check_backend, pinocchio_terms
+    if check_backend(backend) == "pinocchio":
+        return pinocchio_terms(model, q, base_position=base_position, base_attitude=base_attitude, link=link,
+                               local_point=local_point).J
     q, r0, R0 = _check_config(model, q, base_position, base_attitude)
     link = model.n_joints if link is None else link
     kin = _forward_kinematics(model, q, r0, R0)

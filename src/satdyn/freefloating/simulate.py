@@ -30,6 +30,7 @@ from scipy.integrate import solve_ivp
 
 from ..spatial import dcm_from_quaternion, euler_from_dcm, quaternion_derivative
 from ..spatial._checks import as_batch_of, as_float_array
+from .backend import check_backend, pinocchio_system
 from .control import ComputedTorqueController
 from .model import SpacecraftManipulator
 from .derivatives import block_derivatives, coriolis_terms
@@ -64,6 +65,9 @@ class SimulationResult:
     mode : str
     layout : str, "reduced" or "full"
     nfev : int
+    wheel_momentum : (T, 3) [N m s]
+        Stored reaction-wheel momentum h_w in the base frame (zero without wheels); the total
+        angular momentum with wheels is ``angular_momentum + R₀ h_w``.
     """
 
     t: np.ndarray
@@ -84,6 +88,7 @@ class SimulationResult:
     mode: str
     layout: str
     nfev: int
+    wheel_momentum: np.ndarray = None
 
     @property
     def manipulator_linear_momentum(self) -> np.ndarray:
@@ -129,7 +134,7 @@ def _torque_function(controller, joint_torque):
 def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=ManeuveringMode.FLOATING,
              q0=None, qdot0=None, base_position=None, base_quaternion=None, momentum=None, base_twist0=None,
              base_wrench=None, wheel_torque=None, wheel_momentum0=None, sample_dt=0.1, method="DOP853",
-             rtol=1e-10, atol=1e-12, progress=None) -> SimulationResult:
+             rtol=1e-10, atol=1e-12, progress=None, backend="numpy") -> SimulationResult:
     """Integrate the spacecraft-manipulator in a maneuvering mode and record diagnostics.
 
     Parameters
@@ -157,6 +162,9 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
     method, rtol, atol : solve_ivp settings (default DOP853, 1e-10, 1e-12).
     progress : callable ``(t_done, t_final)``, optional
         Called after each integrated piece.
+    backend : {"numpy", "pinocchio"}
+        Dynamics of the right-hand side: the paper's closed-form blocks (default) or Pinocchio's
+        CRBA / RNEA / ABA (:mod:`satdyn.freefloating.backend`); the recording is numpy either way.
 
     Returns
     -------
@@ -168,6 +176,7 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
         if not float(as_float_array(value, label)) > 0.0:
             raise ValueError(f"`{label}` must be positive; got {value!r}")
     mode = as_mode(mode)
+    pin_system = pinocchio_system(model) if check_backend(backend) == "pinocchio" else None
     n = model.n_joints
     ctrl = _torque_function(controller, joint_torque)
     if t_final is None:
@@ -201,6 +210,10 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
 
     def rhs_reduced(t, y):
         r, quat, q, qd = y[:3], y[3:7], y[7:7 + n], y[7 + n:]
+        if pin_system is not None:
+            H, C, tw, _, _ = pin_system.reduced(r, dcm_from_quaternion(quat / np.linalg.norm(quat)), q, qd)
+            qdd = np.linalg.solve(H, torque(t, q, qd, H, C) - C)
+            return np.concatenate([tw[:3], quaternion_derivative(quat, tw[3:], "inertial"), qd, qdd])
         R0, blocks = blocks_at(r, quat, q)
         H0inv = base_inertia_inverse(blocks)
         der = block_derivatives(model, blocks, H0inv)
@@ -224,12 +237,18 @@ def simulate(model, *, controller=None, joint_torque=None, t_final=None, mode=Ma
                             wheel_momentum=hw if wheels else None, wheel_momentum_rate=hwd if wheels else None)
         H = C = None
         if ctrl is not None:
-            red = reduced_terms(model, q, qd)
-            H, C = red.H, red.C
+            if pin_system is not None:
+                H, C = pin_system.reduced(r, R0, q, qd)[:2]
+            else:
+                red = reduced_terms(model, q, qd)
+                H, C = red.H, red.C
         tau = torque(t, q, qd, H, C)
-        acc = full_forward_dynamics(model, q, qd, tw, tau, f, nt, r, R0)
-        return np.concatenate([tw[:3], quaternion_derivative(quat, tw[3:], "inertial"), acc.base_acceleration,
-                               qd, acc.qddot, hwd])
+        if pin_system is not None:
+            base_acc, qdd = pin_system.full_acceleration(r, R0, tw, q, qd, tau, f, nt)
+        else:
+            acc = full_forward_dynamics(model, q, qd, tw, tau, f, nt, r, R0)
+            base_acc, qdd = acc.base_acceleration, acc.qddot
+        return np.concatenate([tw[:3], quaternion_derivative(quat, tw[3:], "inertial"), base_acc, qd, qdd, hwd])
 
     if reduced:
         y0 = np.concatenate([r0, quat0, q0, qdot0])
@@ -298,4 +317,4 @@ def _record(model, mode, ctrl, joint_torque, t, Y, reduced, nfev) -> SimulationR
         base_twist=tw, linear_momentum=rep["P"], angular_momentum=rep["L"], base_linear_momentum=rep["P_base"],
         base_angular_momentum=rep["L_base"], kinetic_energy=rep["T"], system_com=com,
         com_drift=np.linalg.norm(com - com[0], axis=1), mode=mode.value, layout="reduced" if reduced else "full",
-        nfev=int(nfev))
+        nfev=int(nfev), wheel_momentum=np.zeros((len(t), 3)) if reduced else Y[:, 13 + 2 * n:])
