@@ -1,6 +1,7 @@
 """Write the beam's normal modes with pyNastran (an independent writer of NASTRAN's layouts).
 
-Run in an environment of its own (pyNastran 1.4 requires numpy < 2):
+Run in an environment of its own (pyNastran 1.4 requires numpy < 2); `.ci/run` does this
+before the main suite, with `pip install -e ".[nastran]" "numpy<2"`. By hand:
 
     python -m venv /tmp/nas-venv && /tmp/nas-venv/bin/pip install pyNastran control jsonschema pyyaml tqdm threadpoolctl networkx
     PYTHONPATH=src /tmp/nas-venv/bin/python tests/io/nastran_env/make_pynastran_files.py OUTDIR
