@@ -19,11 +19,13 @@ from .blocks import PID, AffineBlock, ScheduledBlock, StaticGain, TunableBlock, 
 from .goals import H2, Gain, Goal, Poles, Sensitivity, Tracking
 from .lpv import controller_lfr
 from .problem import Controller, TuningProblem
+from .robust_loop import Certification, RobustOptions, certify, robust_tune, worst_case_search
 from .systune import StartRecord, TuneOptions, TuneResult, systune, tune_problem
 
 __all__ = [
     "TunableBlock", "AffineBlock", "StaticGain", "PID", "TunableSS", "TunableTF", "ScheduledBlock",
     "Goal", "Gain", "Tracking", "Sensitivity", "H2", "Poles",
     "Controller", "TuningProblem", "controller_lfr",
+    "robust_tune", "RobustOptions", "Certification", "certify", "worst_case_search",
     "systune", "tune_problem", "TuneOptions", "TuneResult", "StartRecord",
 ]

@@ -200,30 +200,56 @@ class TuningProblem:
                 if missing:
                     raise ValueError(f"`plant` has no {what} {missing} (blocks connect to these); "
                                      f"plant {what}: {list(lookup)}")
-        self.scenarios, self.N = self._scenarios(scenarios, models)
         self.models = models
+        y, u = self.controller.y, self.controller.u
+        # the goals' generalized plants as LFRs, built once (re-evaluated on new scenarios)
+        self.goal_lfrs = [None if g.kind == "spectral" else [g.generalized_plant(m, y, u) for m in models]
+                          for g in goals]
+        self.loop_lfrs = [m[list(y), list(u)] for m in models]
+        self._compile(scenarios)
+
+    def _compile(self, scenarios):
+        models = self.models
+        self.scenarios, self.N = self._scenarios(scenarios, models)
         self.taus = self.controller.taus(self.scenarios, self.N)
         self.plants = []
         nk = self.controller.nk
         y, u = self.controller.y, self.controller.u
-        for g in goals:
-            if g.kind == "spectral":
+        for g, lfrs in zip(self.goals, self.goal_lfrs):
+            if lfrs is None:
                 self.plants.append(None)
                 continue
             parts = []
-            for i, m in enumerate(models):
-                G = g.generalized_plant(m, y, u)
+            for i, G in enumerate(lfrs):
                 vals, n = self._model_values(i, len(models))
                 parts.append(_evaluate(G, vals, n))
             A, B, C, D = (np.concatenate([p[k] for p in parts]) for k in range(4))
             nz, nw = D.shape[1] - len(y), D.shape[2] - len(u)
             self.plants.append(_augment(A, B, C, D, nz, nw, nk, g.name))
         parts = []
-        for i, m in enumerate(models):
+        for i, L in enumerate(self.loop_lfrs):
             vals, n = self._model_values(i, len(models))
-            parts.append(_evaluate(m[list(y), list(u)], vals, n))
+            parts.append(_evaluate(L, vals, n))
         A, B, C, D = (np.concatenate([p[k] for p in parts]) for k in range(4))
         self.loop = _augment(A, np.concatenate([np.zeros(B.shape[:2] + (0,)), B], axis=2), C, D, 0, 0, nk, "loop")
+
+    def with_scenarios(self, scenarios, controller=None):
+        """The same goals and plant on other scenarios (and optionally other block values)."""
+        import copy
+
+        sub = copy.copy(self)
+        if controller is not None:
+            sub.controller = controller
+        sub._compile(scenarios)
+        return sub
+
+    def parameters(self) -> dict:
+        """Every ``ureal``/``vreal`` of the plant and the blocks' scheduling, by name."""
+        out = {}
+        for m in self.models:
+            out.update(m.parameters)
+        out.update(self.controller.scheduling)
+        return out
 
     def spectral_problem(self, goal):
         """A copy of this problem whose only goal is the spectral ``goal`` (stabilisation phase)."""

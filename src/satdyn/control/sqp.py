@@ -131,7 +131,7 @@ def _match(old, new_pieces):
 
 
 def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol=1e-7,
-               stall_iter=15, target=None, history=None):
+               stall_iter=15, stationarity=1e-12, target=None, history=None):
     """Run the SQP from the full parameter vector ``x0``.
 
     Parameters
@@ -144,10 +144,13 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
         Weight of the hard-constraint violation in the progress function.
     rho : float
         Piece selection level (see :func:`satdyn.control.evaluation.evaluate`).
-    tol : float
-        Stop when the tangent program with the identity metric predicts less than ``tol``
-        relative progress, or when the objective improved less than ``tol`` (relative) over
-        ``stall_iter`` iterations.
+    tol, stall_iter : float, int
+        Stop when the objective improved less than ``tol`` (relative) over ``stall_iter``
+        iterations.
+    stationarity : float
+        Stop when the tangent program with the identity metric predicts less than
+        ``stationarity`` relative progress (it is quadratic in the gradient: 1e-12 means a
+        gradient of ~1e-6).
     target : float, optional
         Stop as soon as the point is feasible with ``f <= target``.
     history : list, optional
@@ -185,7 +188,7 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
         # stationarity with the identity metric (a large BFGS H would hide it)
         _, _, theta_id, _, _ = _solve_with_cuts(a, G, clusters, np.eye(P), rounds=2)
         scale = 1.0 + abs(f) + max(c, 0.0)
-        if -theta_id < tol * scale:
+        if -theta_id < stationarity * scale:
             reason = "stationary"
             break
         d, lam, theta, a_cut, G_cut = _lm_step(a, G, clusters, H, radius)

@@ -292,10 +292,16 @@ def systune(plant, blocks, soft=(), hard=(), scenarios=None, options: TuneOption
     -------
     TuneResult
     """
-    import copy
-
     if options is not None and not isinstance(options, TuneOptions):
         raise TypeError(f"`options` must be a TuneOptions; got {type(options).__name__}")
+    problem = TuningProblem(plant, blocks, _goal_list(soft, hard), scenarios)
+    return tune_problem(problem, options)
+
+
+def _goal_list(soft, hard):
+    """Copies of the goals with their ``hard`` flag set by the list they come in."""
+    import copy
+
     goals = []
     for flag, group, what in ((False, soft, "soft"), (True, hard, "hard")):
         group = (group,) if hasattr(group, "kind") else tuple(group)
@@ -307,5 +313,4 @@ def systune(plant, blocks, soft=(), hard=(), scenarios=None, options: TuneOption
             goals.append(g)
     if not goals:
         raise ValueError("give at least one goal in `soft` or `hard`")
-    problem = TuningProblem(plant, blocks, goals, scenarios)
-    return tune_problem(problem, options)
+    return goals
