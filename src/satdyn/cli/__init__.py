@@ -27,6 +27,7 @@ __all__ = ["main", "SUBCOMMANDS"]
 # subcommand name -> module implementing it (one entry per line; the modules are imported
 # when the parser is built, to read their options).
 SUBCOMMANDS: dict[str, str] = {
+    "control": "satdyn.cli.control",
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
     "equilibrium": "satdyn.cli.equilibrium",

@@ -433,12 +433,10 @@ class ScheduledBlock(TunableBlock):
         self.centre, self.half = np.array(centre), np.array(half)
 
     def tau(self, values: dict, n: int) -> np.ndarray:
-        """Scheduling variables (n, k) from physical values ``{name: array (n,)}``."""
+        """Scheduling variables (n, k) from physical values ``{name: array (n,)}`` (missing: nominal)."""
         cols = []
         for p, c, h in zip(self.scheduling, self.centre, self.half):
-            if p.name not in values:
-                raise ValueError(f"scheduled block {self.name!r} needs values of {p.name!r}")
-            v = np.broadcast_to(np.asarray(values[p.name], float), (n,))
+            v = np.broadcast_to(np.asarray(values.get(p.name, p.nominal), float), (n,))  # missing: nominal
             cols.append((p.variable(v) - c) / h)
         return np.column_stack(cols) if cols else np.zeros((n, 0))
 

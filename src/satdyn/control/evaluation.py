@@ -113,7 +113,7 @@ def _sigma_grid(CV, WB, lam, D, omega):
         else np.sqrt(np.sum(np.abs(T) ** 2, axis=(2, 3)))
 
 
-def _local_peaks(Acl, Bcl, Ccl, Dcl, gamma, peak, rho, npoints=120, iterations=30):
+def _local_peaks(Acl, Bcl, Ccl, Dcl, gamma, peak, rho, npoints=120, iterations=24):
     """Local maxima (scenario, omega) of sigma_max above rho * gamma_max (N scenarios)."""
     N, n = Acl.shape[:2]
     out = [(s, float(peak[s])) for s in range(N) if np.isfinite(gamma[s])]

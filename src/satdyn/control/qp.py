@@ -78,6 +78,8 @@ def _active_set(Q, a, lam, max_steps=None):
             S.pop(block)
             continue
         g = Q @ lam - a
+        if not S:
+            break
         nu = np.mean(g[S])
         out = [i for i in range(m) if i not in S]
         if not out:

@@ -66,11 +66,11 @@ class RobustOptions:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("rounds", "grid_points", "local_starts", "add_per_round", "certify_grid_points"):
+        for name in ("rounds", "grid_points", "add_per_round", "certify_grid_points"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"`{name}` must be a positive integer; got {v!r}")
-        for name in ("random_points", "certify_random"):
+        for name in ("random_points", "certify_random", "local_starts"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise ValueError(f"`{name}` must be a non-negative integer; got {v!r}")
