@@ -201,3 +201,16 @@ def test_hard_goal_is_enforced_at_its_bound():
     assert res.feasible
     assert res.x[0] == pytest.approx(k_bound, rel=1e-5)
     assert res.hard == pytest.approx(1.0, abs=1e-6)
+
+
+def test_docs_quick_start_runs():
+    # docs/control.md's first example is executed so that it cannot drift from the code; its
+    # value is the brute-force optimum of the same problem (see the PID test's tolerance)
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "control.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    ns = {}
+    exec(compile(code, "docs/control.md", "exec"), ns)
+    assert ns["res"].soft == pytest.approx(0.941092, rel=3e-3)
