@@ -21,19 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .blocks import _names as _as_names
+
 __all__ = ["Goal", "Gain", "Tracking", "Sensitivity", "Poles", "H2"]
-
-
-def _as_names(value, what):
-    if isinstance(value, str):
-        return (value,)
-    try:
-        names = tuple(value)
-    except TypeError:
-        raise TypeError(f"`{what}` must be a signal name or a sequence of names; got {value!r}") from None
-    if not names or not all(isinstance(n, str) for n in names):
-        raise TypeError(f"`{what}` must be a non-empty sequence of signal names; got {value!r}")
-    return names
 
 
 def _weight(W, size, what):
