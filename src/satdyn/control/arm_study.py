@@ -174,11 +174,17 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         remaining = budget - (time.perf_counter() - t0)
         if remaining <= 1.0:
             break
-        per_tune = max(remaining * share / (rounds + 1), 5.0)
-        opts = TuneOptions(random_starts=starts, max_iter=5000, max_time=per_tune, seed=seed,
-                           n_jobs=None if starts else 1)
+        # the first tune of a phase needs most iterations (design note: ~10^3 on the arm, then
+        # 10^2-10^3 per re-tune): it gets 40 % of the phase, the rounds share the rest
+        phase_time = remaining * share
+        first_time = 0.4 * phase_time
+        per_tune = max(0.6 * phase_time / max(rounds, 1), 5.0)
+        opts = TuneOptions(random_starts=0, max_iter=20000, max_time=per_tune, seed=seed, n_jobs=1)
+        first = TuneOptions(random_starts=starts, max_iter=20000, max_time=first_time, seed=seed,
+                            n_jobs=None if starts else 1)
         res = robust_tune(P, blocks, soft=s_goals, hard=h_goals, parameters=parameters, options=opts,
-                          robust=rob, checkpoint=ckpt(name.replace(" ", "_").replace("+", "and")))
+                          robust=rob, checkpoint=ckpt(name.replace(" ", "_").replace("+", "and")),
+                          first_options=first)
         # certify against the paper's goals (not the tightened / relaxed ones)
         problem = TuningProblem(P, list(res.blocks), [soft, hard])
         from .robust_loop import _box

@@ -218,7 +218,7 @@ def certify(problem, x, box, *, grid_points=11, random_points=500, local_starts=
 
 def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=None,
                 options: TuneOptions | None = None, robust: RobustOptions | None = None,
-                checkpoint=None) -> TuneResult:
+                checkpoint=None, first_options: TuneOptions | None = None) -> TuneResult:
     """Robust (multi-model over a parameter box) and LPV tuning with certification.
 
     Parameters
@@ -234,6 +234,9 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
     robust : RobustOptions, optional
     checkpoint : str or Path, optional
         JSON file written after each round; an existing file resumes the run.
+    first_options : TuneOptions, optional
+        Options of the first tune (default ``options``); later rounds re-tune from the
+        previous controller with ``options`` and no random starts.
 
     Returns
     -------
@@ -284,8 +287,9 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         converged = bool(rounds) and rounds[-1]["added"] == 0
         for r in range(len(rounds), 0 if converged else robust.rounds):
             problem = probe.with_scenarios(_to_values(box, active))
-            opts = options if r == 0 and not rounds else TuneOptions(**{**options.__dict__, "random_starts": 0})
-            result = tune_problem(problem, opts, starts=None if (r == 0 and not rounds) else [x])
+            first = r == 0 and not rounds
+            opts = (first_options or options) if first else TuneOptions(**{**options.__dict__, "random_starts": 0})
+            result = tune_problem(problem, opts, starts=None if first else [x])
             x = result.x
             train_soft = result.soft if result.soft > 0 else 1.0
             deltas, values, peaks = worst_case_search(problem, x, box, grid_points=robust.grid_points,

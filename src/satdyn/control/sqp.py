@@ -93,19 +93,21 @@ def _lm_step(a, G, clusters, H, radius):
     """Tangent step with the LM-regularised metric H + delta I and |d| <= radius."""
     w, U = np.linalg.eigh(H)
 
-    def solve(delta):
+    def solve(delta, rounds=8):
         Hinv = (U / (w + delta)) @ U.T
-        return _solve_with_cuts(a, G, clusters, Hinv)
+        return _solve_with_cuts(a, G, clusters, Hinv, rounds=rounds)
 
     out = solve(0.0)
     if np.linalg.norm(out[0]) <= radius:
         return out
+    # the radius search runs without cutting planes (they barely change |d|); the final
+    # step at the chosen delta has them
     lo, hi = 0.0, max(w.max(), 1.0)
-    while np.linalg.norm(solve(hi)[0]) > radius and hi < 1e12:
+    while np.linalg.norm(solve(hi, 0)[0]) > radius and hi < 1e12:
         lo, hi = hi, hi * 10.0
     for _ in range(12):
         mid = np.sqrt(max(lo, 1e-12 * hi) * hi)
-        if np.linalg.norm(solve(mid)[0]) > radius:
+        if np.linalg.norm(solve(mid, 0)[0]) > radius:
             lo = mid
         else:
             hi = mid

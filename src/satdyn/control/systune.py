@@ -226,9 +226,12 @@ def _best(records):
     return min(records, key=key)
 
 
+_SHARED_PROBLEM = None  # the problem of the running pool: forked workers inherit it (no pickling)
+
+
 def _worker(args):
-    problem, x0, options, index = args
-    return _run_start(problem, x0, options, index)
+    x0, options, index = args
+    return _run_start(_SHARED_PROBLEM, x0, options, index)
 
 
 def tune_problem(problem: TuningProblem, options: TuneOptions | None = None, starts=None) -> TuneResult:
@@ -249,10 +252,15 @@ def tune_problem(problem: TuningProblem, options: TuneOptions | None = None, sta
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
 
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-                for rec in pool.map(_worker, [(problem, x, options, i) for i, x in enumerate(starts)]):
-                    records.append(rec)
-                    bar.update(1)
+            global _SHARED_PROBLEM
+            _SHARED_PROBLEM = problem
+            try:
+                with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
+                    for rec in pool.map(_worker, [(x, options, i) for i, x in enumerate(starts)]):
+                        records.append(rec)
+                        bar.update(1)
+            finally:
+                _SHARED_PROBLEM = None
         else:
             for i, x in enumerate(starts):
                 records.append(_run_start(problem, x, options, i))
