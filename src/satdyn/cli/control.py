@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="reduced run (< 2 min): nominal training grid, short budget, coarse certification")
     parser.add_argument("--budget", type=float, default=None, metavar="S",
-                        help="wall-time budget of the tuning [s] (default 30 quick, 600 full)")
+                        help="wall-time budget of the tuning [s] (default 20 quick, 600 full)")
     parser.add_argument("--rounds", type=int, default=None, metavar="N", help="robust rounds per phase")
     parser.add_argument("--starts", type=int, default=None, metavar="N", help="random starts of the first tune")
     parser.add_argument("--hard-margin", type=float, default=0.9, metavar="M",

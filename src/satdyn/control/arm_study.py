@@ -124,7 +124,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         Reduced run for tests (< 2 min): nominal 3 x 3 training grid, short budgets, coarse
         certification. Not a robust design.
     time_budget_s : float, optional
-        Wall-time budget of the tuning (default 30 s quick, 600 s full); certification and
+        Wall-time budget of the tuning (default 20 s quick, 600 s full); certification and
         figures come on top.
     hard_margin : float
         Training bound of the hard goal (see module docstring).
@@ -143,7 +143,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     if not (0 < hard_margin <= 1):
         raise ValueError(f"`hard_margin` must be in (0, 1]; got {hard_margin!r}")
     t0 = time.perf_counter()
-    budget = time_budget_s if time_budget_s is not None else (30.0 if quick else 600.0)
+    budget = time_budget_s if time_budget_s is not None else (20.0 if quick else 600.0)
     if not budget > 0:
         raise ValueError(f"`time_budget_s` must be > 0; got {time_budget_s!r}")
     P, params = arm_interconnection(geometry)
