@@ -40,6 +40,7 @@ __all__ = ["main", "SUBCOMMANDS", "positive_float", "nonnegative_float", "finite
 # when the parser is built, to read their options).
 SUBCOMMANDS: dict[str, str] = {
     "assembly": "satdyn.cli.assembly",
+    "control": "satdyn.cli.control",
     "demo": "satdyn.cli.demo",
     "detumbling": "satdyn.cli.detumbling",
     "equilibrium": "satdyn.cli.equilibrium",

@@ -5,6 +5,7 @@ display needed: the Agg canvas renders PNGs). Each ``plot_*`` function takes one
 object and returns ``{name: Figure}``; the CLI saves them as ``<name>.png``.
 """
 
+from .control import plot_arm_control
 from .demo import plot_flagship, plot_rigid_spacecraft_inertia
 from .detumbling import plot_detumbling_experiment, plot_detumbling_run, plot_detumbling_study
 from .equilibrium import plot_equilibrium_study
@@ -24,4 +25,5 @@ __all__ = [
     "plot_uncertain_sigma",
     "plot_uncertain_time_response",
     "plot_loop_margins",
+    "plot_arm_control",
 ]

@@ -1,0 +1,118 @@
+"""The tangent program of the min-max SQP, solved through its dual on the simplex.
+
+Primal: ``min_d max_k (a_k + g_k^T d) + 1/2 d^T H d`` (H positive definite).
+Dual:   ``max_{lam in simplex} a^T lam - 1/2 lam^T G^T H^-1 G lam``, ``d = -H^-1 G lam``.
+
+The dual is solved by accelerated projected gradient (projection on the simplex by
+sorting), then polished by an active-set step: the KKT system on the support of ``lam``,
+accepted when it is primal-dual optimal (``lam >= 0`` and no inactive piece predicts a
+larger value). Sizes here are small (tens to a few hundred pieces).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["project_simplex", "simplex_qp", "tangent_step"]
+
+
+def project_simplex(v):
+    """Euclidean projection of v (m,) on the unit simplex."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    k = np.arange(1, len(v) + 1)
+    cond = u - css / k > 0
+    r = k[cond][-1]
+    return np.maximum(v - css[r - 1] / r, 0.0)
+
+
+def simplex_qp(Q, a, lam0=None, iterations=30, tol=1e-13):
+    """Minimise ``1/2 lam^T Q lam - a^T lam`` over the unit simplex; returns lam (m,)."""
+    m = len(a)
+    if m == 1:
+        return np.ones(1)
+    L = max(np.linalg.eigvalsh(Q)[-1], 1e-300)
+    lam = project_simplex(np.full(m, 1.0 / m) if lam0 is None else lam0)
+    y, t = lam.copy(), 1.0
+    for _ in range(iterations):
+        new = project_simplex(y - (Q @ y - a) / L)
+        t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        y = new + ((t - 1.0) / t_new) * (new - lam)
+        done = np.max(np.abs(new - lam)) < tol
+        lam, t = new, t_new
+        if done:
+            break
+    return _active_set(Q, a, lam)
+
+
+def _active_set(Q, a, lam, max_steps=None):
+    """Primal active-set method on the simplex from a feasible ``lam`` (exact to rounding)."""
+    m = len(a)
+    S = list(np.flatnonzero(lam > 1e-12))
+    if not S:
+        S = [int(np.argmax(a))]
+        lam = np.zeros(m)
+        lam[S[0]] = 1.0
+    scale = 1.0 + np.abs(Q).max() + np.abs(a).max()
+    for _ in range(max_steps or 20 * m + 20):
+        k = len(S)
+        K = np.zeros((k + 1, k + 1))
+        K[:k, :k] = Q[np.ix_(S, S)]
+        K[:k, k] = K[k, :k] = 1.0
+        rhs = np.concatenate([a[S], [1.0]])
+        sol = np.linalg.lstsq(K, rhs, rcond=1e-13)[0]
+        target = sol[:k]
+        p = target - lam[S]
+        neg = p < -1e-15
+        alpha = 1.0
+        block = None
+        if np.any(neg):
+            ratios = -lam[S][neg] / p[neg]
+            r = int(np.argmin(ratios))
+            if ratios[r] < 1.0:
+                alpha = max(ratios[r], 0.0)
+                block = np.flatnonzero(neg)[r]
+        lam[S] = lam[S] + alpha * p
+        if block is not None:
+            lam[S[block]] = 0.0
+            S.pop(block)
+            continue
+        g = Q @ lam - a
+        if not S:
+            break
+        nu = np.mean(g[S])
+        out = [i for i in range(m) if i not in S]
+        if not out:
+            break
+        viol = g[out] - nu
+        j = int(np.argmin(viol))
+        if viol[j] >= -1e-13 * scale:
+            break
+        S.append(out[j])
+    lam = np.maximum(lam, 0.0)
+    total = lam.sum()
+    if not total > 0:
+        lam = np.zeros(m)
+        lam[int(np.argmax(a))] = 1.0
+        return lam
+    return lam / total
+
+
+def tangent_step(a, G, Hinv, lam0=None):
+    """Solve the tangent program. a (m,), G (P, m), Hinv (P, P).
+
+    Returns
+    -------
+    d : ndarray (P,)
+    lam : ndarray (m,)
+    theta : float
+        Optimal value ``max_k (a_k + g_k^T d) + 1/2 d^T H d`` (<= max a; < 0 predicts progress).
+    """
+    HG = Hinv @ G
+    Q = G.T @ HG
+    Q = 0.5 * (Q + Q.T)
+    lam = simplex_qp(Q, a, lam0)
+    d = -HG @ lam
+    model = np.max(a + G.T @ d)
+    theta = model + 0.5 * lam @ Q @ lam
+    return d, lam, float(theta)

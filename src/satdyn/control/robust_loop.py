@@ -1,0 +1,371 @@
+"""Robust / LPV outer loop (Apkarian, Dao & Noll, "Parametric robust structured control
+design", IEEE TAC 2015): tune on active scenarios -> worst-case search over the parameter
+box -> add the violators -> repeat; then certify densely.
+
+The box is every ``ureal``/``vreal`` of the plant and of the blocks' scheduling (or the
+subset named in ``parameters``), in normalised coordinates ``delta`` in [-1, 1]
+(``Parameter.denormalize``). The worst-case search evaluates all goals at fixed controller
+values on a batched grid (``grid_points`` per varying parameter) times the vertices of the
+uncertain parameters (plus nominal and random points), then maximises locally (L-BFGS-B on
+``delta`` with batched central differences) from the worst points. An unstable point is a
+violation (``+inf``, pitfall P11). Each finished round is written to ``checkpoint`` (JSON)
+so an interrupted run resumes from its last round.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.optimize
+
+from ..runtime import progress
+from .evaluation import evaluate
+from .problem import TuningProblem
+from .systune import TuneOptions, TuneResult, tune_problem
+
+__all__ = ["RobustOptions", "Certification", "robust_tune", "worst_case_search", "certify"]
+
+
+@dataclass(frozen=True)
+class RobustOptions:
+    """Options of :func:`robust_tune`.
+
+    Attributes
+    ----------
+    rounds : int
+        Maximum number of tune / worst-case rounds.
+    grid_points : int
+        Grid points per varying (scheduling) parameter in the worst-case search.
+    random_points : int
+        Extra uniform random points of the box per search.
+    local_starts : int
+        Local maximisations (from the worst grid points) per goal.
+    add_per_round : int
+        Violating scenarios added per round.
+    tol : float
+        A point violates when a hard goal exceeds ``1 + tol`` or a soft goal exceeds the
+        training value times ``1 + tol``.
+    certify_grid_points, certify_random : int
+        Dense certification grid per varying parameter, and random points.
+    seed : int
+    """
+
+    rounds: int = 10
+    grid_points: int = 5
+    random_points: int = 0
+    local_starts: int = 3
+    add_per_round: int = 3
+    tol: float = 1e-3
+    certify_grid_points: int = 11
+    certify_random: int = 500
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("rounds", "grid_points", "add_per_round", "certify_grid_points"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"`{name}` must be a positive integer; got {v!r}")
+        for name in ("random_points", "certify_random", "local_starts"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"`{name}` must be a non-negative integer; got {v!r}")
+        if not self.tol >= 0:
+            raise ValueError(f"`tol` must be >= 0; got {self.tol!r}")
+
+
+@dataclass
+class Certification:
+    """Worst case of every goal over a certification set.
+
+    ``worst`` (ngoals,) values, ``where`` list of {parameter: value} per goal,
+    ``frequency`` (ngoals,) [rad/s], ``points`` number of scenarios, ``local`` whether a local
+    maximisation refined the grid worst case; ``wcgain`` optional list of
+    ``satdyn.robust.worst_case_gain`` bounds between grid points; ``rounds`` the history of
+    the robust loop (one dict per round).
+    """
+
+    goal_names: tuple
+    worst: np.ndarray
+    where: list
+    frequency: np.ndarray
+    points: int
+    local: bool
+    time_s: float
+    wcgain: list = field(default_factory=list)
+    rounds: list = field(default_factory=list)
+
+
+def _box(problem, names):
+    params = problem.parameters()
+    if names is None:
+        names = sorted(params)
+    unknown = [n for n in names if n not in params]
+    if unknown:
+        raise ValueError(f"`parameters` names unknown parameters {unknown}; known: {sorted(params)}")
+    return [params[n] for n in names]
+
+
+def _to_values(box, delta):
+    delta = np.atleast_2d(delta)
+    return {p.name: p.denormalize(np.clip(delta[:, i], -1.0, 1.0)) for i, p in enumerate(box)}
+
+
+def _candidates(box, grid_points, random_points, rng):
+    varying = [i for i, p in enumerate(box) if p.kind == "varying"]
+    uncertain = [i for i, p in enumerate(box) if p.kind != "varying"]
+    grids = [np.linspace(-1, 1, grid_points) for _ in varying]
+    corners = [np.zeros(len(uncertain))] + [np.array(v, float) for v in itertools.product((-1.0, 1.0), repeat=len(uncertain))]
+    pts = []
+    for g in itertools.product(*grids) if varying else [()]:
+        for c in corners:
+            d = np.zeros(len(box))
+            d[varying] = g
+            d[uncertain] = c
+            pts.append(d)
+    if random_points:
+        pts += list(rng.uniform(-1, 1, size=(random_points, len(box))))
+    return np.array(pts)
+
+
+def _scores(problem, values, train_soft, tol):
+    """Violation score per scenario (>0: violation) and per-goal normalised values."""
+    hard = np.array([g.hard for g in problem.goals])
+    rel = np.where(hard[:, None], values, values / max(train_soft, 1e-300))
+    limit = 1.0 + tol
+    return np.max(rel, axis=0) - limit, rel
+
+
+def _evaluate_points(problem, x, box, deltas, chunk=2000):
+    vals, peaks = [], []
+    for s in range(0, len(deltas), chunk):
+        sub = problem.with_scenarios(_to_values(box, deltas[s:s + chunk]))
+        ev = evaluate(sub, x)
+        vals.append(ev.values)
+        peaks.append(ev.peaks)
+    return np.concatenate(vals, axis=1), np.concatenate(peaks, axis=1)
+
+
+def _local_max(problem, x, box, d0, goal, h=1e-4, maxiter=30):
+    """Maximise goal value over delta in [-1, 1]^k (L-BFGS-B, batched central differences)."""
+    k = len(box)
+
+    def fg(d):
+        pts = np.vstack([d] + [d + h * e for e in np.eye(k)] + [d - h * e for e in np.eye(k)])
+        pts = np.clip(pts, -1, 1)
+        v, _ = _evaluate_points(problem, x, box, pts)
+        v = v[goal]
+        if not np.isfinite(v[0]):
+            return -1e30, np.zeros(k)
+        step = pts[1:k + 1, np.arange(k)] - pts[k + 1:, np.arange(k)]
+        g = np.where(np.isfinite(v[1:k + 1]) & np.isfinite(v[k + 1:]),
+                     (v[1:k + 1] - v[k + 1:]) / np.maximum(step, 1e-300), 0.0)
+        return -v[0], -g
+
+    res = scipy.optimize.minimize(fg, d0, jac=True, method="L-BFGS-B", bounds=[(-1, 1)] * k,
+                                  options=dict(maxiter=maxiter))
+    return np.clip(res.x, -1, 1), -res.fun
+
+
+def worst_case_search(problem, x, box, *, grid_points=5, random_points=0, local_starts=3, rng=None):
+    """Worst case of every goal over the box at fixed parameters ``x``.
+
+    Returns
+    -------
+    deltas : ndarray (M, k)
+        All points examined (grid, random, local maxima).
+    values : ndarray (ngoals, M)
+    peaks : ndarray (ngoals, M)
+    """
+    rng = rng or np.random.default_rng(0)
+    deltas = _candidates(box, grid_points, random_points, rng)
+    values, peaks = _evaluate_points(problem, x, box, deltas)
+    extra = []
+    for gi in range(len(problem.goals)):
+        v = np.where(np.isfinite(values[gi]), values[gi], np.inf)
+        if np.any(np.isinf(v)):
+            continue  # an unstable point is already the worst case
+        for j in np.argsort(-v)[:local_starts]:
+            d, _ = _local_max(problem, x, box, deltas[j], gi)
+            extra.append(d)
+    if extra:
+        ev, pk = _evaluate_points(problem, x, box, np.array(extra))
+        deltas = np.vstack([deltas, extra])
+        values = np.concatenate([values, ev], axis=1)
+        peaks = np.concatenate([peaks, pk], axis=1)
+    return deltas, values, peaks
+
+
+def certify(problem, x, box, *, grid_points=11, random_points=500, local_starts=2, seed=0, bar=None):
+    """Dense certification: grid x vertices + random points, then local maximisation."""
+    t0 = time.perf_counter()
+    deltas, values, peaks = worst_case_search(problem, x, box, grid_points=grid_points, random_points=random_points,
+                                              local_starts=local_starts, rng=np.random.default_rng(seed))
+    worst, where, freq = [], [], []
+    for gi in range(len(problem.goals)):
+        v = np.where(np.isnan(values[gi]), np.inf, values[gi])
+        j = int(np.argmax(v))
+        worst.append(float(v[j]))
+        where.append({p.name: float(p.denormalize(np.clip(deltas[j, i], -1, 1))) for i, p in enumerate(box)})
+        freq.append(float(peaks[gi, j]))
+    return Certification(tuple(g.name for g in problem.goals), np.array(worst), where, np.array(freq),
+                         len(deltas), local_starts > 0, time.perf_counter() - t0)
+
+
+def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=None,
+                options: TuneOptions | None = None, robust: RobustOptions | None = None,
+                checkpoint=None, first_options: TuneOptions | None = None) -> TuneResult:
+    """Robust (multi-model over a parameter box) and LPV tuning with certification.
+
+    Parameters
+    ----------
+    plant, blocks, soft, hard, options
+        As :func:`satdyn.control.systune`.
+    parameters : sequence of str, optional
+        Parameters spanning the box (default: every ``ureal``/``vreal`` of the plant and of
+        the blocks' scheduling).
+    scenarios : dict, optional
+        Initial active scenarios (default: the grid of ``grid_points`` per varying parameter
+        at nominal uncertain values; only the nominal point without varying parameters).
+    robust : RobustOptions, optional
+    checkpoint : str or Path, optional
+        JSON file written after each round; an existing file resumes the run.
+    first_options : TuneOptions, optional
+        Options of the first tune (default ``options``); later rounds re-tune from the
+        previous controller with ``options`` and no random starts.
+
+    Returns
+    -------
+    TuneResult
+        With ``certification`` (a :class:`Certification`) and ``rounds`` history in
+        ``certification.rounds``.
+    """
+    from .systune import _goal_list
+
+    options = TuneOptions() if options is None else options
+    robust = RobustOptions() if robust is None else robust
+    if not isinstance(options, TuneOptions):
+        raise TypeError(f"`options` must be a TuneOptions; got {type(options).__name__}")
+    if not isinstance(robust, RobustOptions):
+        raise TypeError(f"`robust` must be a RobustOptions; got {type(robust).__name__}")
+    goals = _goal_list(soft, hard)
+    probe = TuningProblem(plant, blocks, goals, None)
+    box = _box(probe, parameters)
+    rng = np.random.default_rng(robust.seed)
+    if scenarios is None:
+        varying = [p for p in box if p.kind == "varying"]
+        grids = [np.linspace(-1, 1, min(robust.grid_points, 3)) for _ in varying]
+        d = [np.zeros(len(box))]
+        if varying:
+            d = []
+            for g in itertools.product(*grids):
+                row = np.zeros(len(box))
+                row[[i for i, p in enumerate(box) if p.kind == "varying"]] = g
+                d.append(row)
+        active = np.array(d)
+    else:
+        vals = {k: np.atleast_1d(np.asarray(v, float)) for k, v in scenarios.items()}
+        n = len(next(iter(vals.values())))
+        active = np.column_stack([p.normalize(vals[p.name]) if p.name in vals else np.zeros(n) for p in box])
+    x = probe.controller.x0
+    rounds = []
+    path = Path(checkpoint) if checkpoint is not None else None
+    if path is not None and path.exists():
+        state = json.loads(path.read_text())
+        x = np.array(state["x"], float)
+        active = np.array(state["active"], float)
+        rounds = state["rounds"]
+    t0 = time.perf_counter()
+    result = None
+    bar = progress(total=robust.rounds, desc="robust rounds", unit="round")
+    bar.update(len(rounds))
+    try:
+        converged = bool(rounds) and rounds[-1]["added"] == 0
+        for r in range(len(rounds), 0 if converged else robust.rounds):
+            problem = probe.with_scenarios(_to_values(box, active))
+            first = r == 0 and not rounds
+            opts = (first_options or options) if first else TuneOptions(**{**options.__dict__, "random_starts": 0})
+            result = tune_problem(problem, opts, starts=None if first else [x])
+            x = result.x
+            train_soft = result.soft if result.soft > 0 else 1.0
+            deltas, values, peaks = worst_case_search(problem, x, box, grid_points=robust.grid_points,
+                                                      random_points=robust.random_points,
+                                                      local_starts=robust.local_starts, rng=rng)
+            score, _ = _scores(problem, values, train_soft, robust.tol)
+            score = np.where(np.isnan(score), np.inf, score)
+            hard_mask = np.array([g.hard for g in goals])
+            worst_hard = float(np.max(values[hard_mask])) if hard_mask.any() else -np.inf
+            worst_soft = float(np.max(values[~hard_mask])) if (~hard_mask).any() else 0.0
+            viol = np.flatnonzero(score > 0)
+            added = []
+            for j in viol[np.argsort(-score[viol])]:
+                if len(added) >= robust.add_per_round:
+                    break
+                if all(np.max(np.abs(deltas[j] - active[k])) > 1e-3 for k in range(len(active))) and \
+                        all(np.max(np.abs(deltas[j] - a)) > 1e-3 for a in added):
+                    added.append(deltas[j])
+            rounds.append(dict(round=r, active=len(active), train_soft=result.soft, train_hard=result.hard,
+                               worst_soft=worst_soft, worst_hard=worst_hard, violators=int(len(viol)),
+                               added=len(added), time_s=time.perf_counter() - t0))
+            bar.update(1)
+            if added:
+                active = np.vstack([active, added])
+            if path is not None:
+                path.write_text(json.dumps(dict(x=list(map(float, x)), active=active.tolist(), rounds=rounds)))
+            if not added:
+                break
+    finally:
+        bar.close()
+    problem = probe.with_scenarios(_to_values(box, active))
+    if result is None:
+        result = tune_problem(problem, TuneOptions(**{**options.__dict__, "random_starts": 0}), starts=[x])
+    cert = certify(problem, result.x, box, grid_points=robust.certify_grid_points,
+                   random_points=robust.certify_random, seed=robust.seed + 1)
+    cert.rounds = rounds
+    result.certification = cert
+    return result
+
+
+def closed_loop_lfr(problem, blocks, goal_index: int, model: int = 0):
+    """The closed loop of one goal as a ``satdyn.lfr.LFR``: ``Fl(G, K)`` with ``G`` the goal's
+    generalized plant (inputs ``[w; u]``, outputs ``[z; y]``) and ``K`` the tuned controller
+    with its scheduling ``vreal`` (shared with the plant)."""
+    from .. import lfr
+    from .lpv import block_lfr
+
+    G = problem.goal_lfrs[goal_index]
+    if G is None:
+        raise ValueError("spectral goals have no closed-loop channel")
+    G = G[model]
+    K = lfr.blockdiag([block_lfr(b) for b in blocks])  # inputs in the order of problem.controller.y
+    return lfr.lft(G, K)
+
+
+def certify_wcgain(problem, blocks, goal_index: int, scheduling_points, *, frequencies=None, seed=0):
+    """``satdyn.robust.worst_case_gain`` of one goal's closed loop at fixed scheduling values.
+
+    The uncertain (``ureal``) parameters go into the skew-mu upper bound, so the bound holds
+    *between* the points of the certification grid for them (on its frequency grid).
+
+    Parameters
+    ----------
+    scheduling_points : list of dict {vreal name: value}
+    Returns
+    -------
+    list of dict: ``values``, ``lower``, ``upper``, ``critical_frequency``, ``worst_case_values``.
+    """
+    from ..robust import worst_case_gain
+
+    CL = closed_loop_lfr(problem, blocks, goal_index)
+    out = []
+    for point in scheduling_points:
+        sub = CL.subs(point, strict=False)
+        r = worst_case_gain(sub, frequencies=frequencies, seed=seed)
+        out.append(dict(values=dict(point), lower=float(r.lower), upper=float(r.upper),
+                        critical_frequency=float(r.critical_frequency),
+                        worst_case_values={k: float(v) for k, v in r.worst_case_values.items()}))
+    return out
