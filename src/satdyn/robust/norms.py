@@ -311,7 +311,7 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
     modal = _modal_form(A, B, C, poles, V[idx])
     # Initial lower bound: feedthrough, DC gain and the gain at every pole's natural frequency
     # (the resonance of a lightly damped mode is where the peak usually is).
-    # A log grid and a golden-section polish (cheap with the modal form) bring the first level
+    # A log grid and a secant polish of the slope (cheap with the modal form) bring the first level
     # close to the peak, so that most systems need a single Hamiltonian eigenvalue check.
     mags = np.where(np.abs(poles) > 0, np.abs(poles), np.nan)
     low = np.fmin.reduce(mags, axis=1)
@@ -354,13 +354,11 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
         gamma[act] = np.where(improved, new_gamma, gamma[act])
         w[act] = np.where(improved, mids[np.arange(act.size), best], w[act])
         active[act] = improved
-    finite_w = np.isfinite(w)
-    if np.any(finite_w):
-        f = np.flatnonzero(finite_w & (w > 0))
+        # Polish the new level to the local peak so that the next test usually certifies it.
+        f = act[improved & (w[act] > 0)]
         if f.size:
             sub = tuple(x[f] for x in modal)
-            g_ref, w_ref = _refine_peak(A[f], B[f], C[f], D[f], w[f], gamma[f], sub)
-            gamma[f], w[f] = g_ref, w_ref
+            gamma[f], w[f] = _refine_peak(A[f], B[f], C[f], D[f], w[f], gamma[f], sub)
     # final value by direct solves at the peak (the modal form only guided the search)
     finite = np.isfinite(w)
     if np.any(finite):
