@@ -141,7 +141,7 @@ def frequency_response(A, B, C, D, omega):
 def _sigma_max(A, B, C, D, omega, modal=None):
     """Largest singular value of G(jw) (N, K); NaN frequencies give -inf.
 
-    With ``modal = (poles, CV, VinvB, ok)`` the response of the rows where ``ok`` is computed
+    With ``modal = (poles, residues, ok)`` the response of the rows where ``ok`` is computed
     from the eigen-decomposition (O(n) per frequency instead of a solve); other rows use
     solves. Used inside the iteration only; final values are evaluated by solves.
     """
@@ -152,11 +152,12 @@ def _sigma_max(A, B, C, D, omega, modal=None):
     if modal is None:
         G = frequency_response(A, B, C, D, safe)
     else:
-        poles, CV, VinvB, ok = modal
+        poles, residues, ok = modal
         G = np.empty(safe.shape + D.shape[1:], complex)
         if np.any(ok):
             R = 1.0 / (1j * safe[ok][:, :, None] - poles[ok][:, None, :])
-            G[ok] = np.einsum("npi,nki,nim->nkpm", CV[ok], R, VinvB[ok]) + D[ok][:, None]
+            # G(jw_k) = D + sum_i residue_i / (jw_k - pole_i): one (K, n) @ (n, p m) product
+            G[ok] = (R @ residues[ok]).reshape(R.shape[:2] + D.shape[1:]) + D[ok][:, None]
         if np.any(~ok):
             G[~ok] = frequency_response(A[~ok], B[~ok], C[~ok], D[~ok], safe[~ok])
     return np.where(bad, -np.inf, _largest_singular_value(G))
@@ -184,13 +185,15 @@ def _largest_singular_value(G):
 
 
 def _modal_form(A, B, C, poles, V):
-    """Eigen-decomposition data for cheap responses; ``ok`` where V is well conditioned."""
+    """Poles, residues (N, n, p m) and ``ok`` (where V is well conditioned) for cheap responses."""
     cond = np.linalg.cond(V)
     ok = np.isfinite(cond) & (cond < 1e6)
     Vs = np.where(ok[:, None, None], V, np.eye(A.shape[1]))
     VinvB = np.linalg.solve(Vs, B.astype(complex))
     CV = C @ Vs
-    return poles, CV, VinvB, ok
+    # residue of pole i: outer(CV[:, i], VinvB[i, :]), flattened to (N, n, p m)
+    residues = (np.swapaxes(CV, 1, 2)[:, :, :, None] * VinvB[:, :, None, :]).reshape(A.shape[0], A.shape[1], -1)
+    return poles, residues, ok
 
 
 def _is_stable(poles):
@@ -240,14 +243,15 @@ def _crossing_frequencies(H):
 
 def _response_and_slope(A, B, C, D, omega, modal):
     """G(jw) and dG/dw (N, p, m) at one frequency per system (modal form where ``ok``)."""
-    poles, CV, VinvB, ok = modal
+    poles, residues, ok = modal
     N = A.shape[0]
     G = np.empty((N,) + D.shape[1:], complex)
     dG = np.empty_like(G)
     if np.any(ok):
         r = 1.0 / (1j * omega[ok][:, None] - poles[ok])
-        G[ok] = np.einsum("npi,ni,nim->npm", CV[ok], r, VinvB[ok]) + D[ok]
-        dG[ok] = np.einsum("npi,ni,nim->npm", CV[ok], -1j * r * r, VinvB[ok])
+        shape = (-1,) + D.shape[1:]
+        G[ok] = (r[:, None, :] @ residues[ok]).reshape(shape) + D[ok]
+        dG[ok] = (-1j * (r * r)[:, None, :] @ residues[ok]).reshape(shape)
     bad = ~ok
     if np.any(bad):
         pencil = 1j * omega[bad][:, None, None] * np.eye(A.shape[1]) - A[bad]
@@ -318,7 +322,7 @@ def _hinf_batch(A, B, C, D, tol, max_iterations=60):
     high = np.fmax.reduce(mags, axis=1)
     low = np.where(np.isfinite(low), low, 1.0)
     high = np.where(np.isfinite(high), high, 1.0)
-    log_grid = np.exp(np.linspace(0, 1, 40)[None] * np.log(100 * high / low)[:, None]) * (0.1 * low)[:, None]
+    log_grid = np.exp(np.linspace(0, 1, 16)[None] * np.log(100 * high / low)[:, None]) * (0.1 * low)[:, None]
     candidates = np.concatenate([np.zeros((len(idx), 1)), np.abs(poles), np.abs(poles.imag), log_grid], axis=1)
     s = _sigma_max(A, B, C, D, candidates, modal)
     k = np.argmax(s, axis=1)
