@@ -6,8 +6,14 @@ Arguments (every function):
           ``satdyn.lfr.StateSpaceBatch``); a 2-D ``A`` means one system.
 
 The H-infinity norm uses the Hamiltonian level-set iteration of Bruinsma and Steinbuch
-(1990), run on all systems of a batch at once (one stacked eigenvalue call per iteration),
-followed by a golden-section refinement of the peak frequency. An unstable (or marginally
+(1990), run on all systems of a batch at once. The first level is the peak of a modal grid
+(DC, the poles' damped frequencies |Im p|, their moduli |p| and a log grid over the modal
+band), evaluated from the pole residues and polished by a secant iteration on the slope
+d sigma_max / dw, so one level test usually certifies it. The level test needs only the
+eigenvalues of the Hamiltonian squared, from an n x n problem (Van Loan's square-reduced
+method, :mod:`satdyn.robust.hamiltonian_eigs`) instead of a dense 2n x 2n one. Certified as
+before: the value is an evaluated response (a lower bound), and the level test at
+(1 + 2 tol) times it finds no crossing (the upper bound). An unstable (or marginally
 stable) system has norm ``+inf`` and ``stable=False``; no exception is raised in a batch.
 The H2 norm comes from the controllability Gramian (Lyapunov equation, Bartels-Stewart).
 """
@@ -296,7 +302,19 @@ def _refine_peak(A, B, C, D, w_peak, gamma, modal, iterations=8):
     return best_f, best_w
 
 
+# Systems per vectorised pass: the grid's (chunk, K, n) complex intermediates stay in cache
+# (one pass over 10,000 systems moves ~200 MB per array and ran 1.3x slower per system).
+_CHUNK = 256
+
+
 def _hinf_batch(A, B, C, D, tol, max_iterations=60):
+    """(value, peak, stable) arrays (N,) of stacked systems, in chunks of ``_CHUNK``."""
+    parts = [_hinf_chunk(A[s:s + _CHUNK], B[s:s + _CHUNK], C[s:s + _CHUNK], D[s:s + _CHUNK], tol, max_iterations)
+             for s in range(0, max(A.shape[0], 1), _CHUNK)]
+    return tuple(np.concatenate([part[k] for part in parts]) for k in range(3))
+
+
+def _hinf_chunk(A, B, C, D, tol, max_iterations):
     N, n = A.shape[:2]
     value = np.full(N, np.inf)
     peak = np.full(N, np.nan)
