@@ -11,7 +11,7 @@ method for approximating all the eigenvalues of a Hamiltonian matrix", Linear Al
 H-infinity iteration accounts for it (see ``norms._crossing_frequencies``).
 
 The reduction is compiled with numba when available; without numba the squared eigenvalues
-come from a dense 2n x 2n eigenvalue call (same result, slower).
+come from a dense 2n x 2n eigenvalue call (each twice; slower).
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ def squared_hamiltonian_eigenvalues(H):
     mu : ndarray (N, n), complex
         One value per pair ``±lambda`` of eigenvalues of ``H``; an imaginary pair ``±j w``
         gives ``mu = -w**2`` (real, non-positive up to rounding of order ``eps ||H||^2``).
+        Without numba: (N, 2n), each value twice (dense eigenvalues squared).
     """
     H = np.asarray(H, dtype=float)
     N, size = H.shape[:2]
@@ -141,8 +142,6 @@ def squared_hamiltonian_eigenvalues(H):
     if n == 0:
         return np.zeros((N, 0), complex)
     W = np.ascontiguousarray(H @ H)
-    if numba is None:  # pragma: no cover
-        lam = np.linalg.eigvals(H)
-        order = np.argsort(lam.real, axis=1)[:, :n]  # one of each ±lambda pair
-        return np.take_along_axis(lam, order, axis=1) ** 2
+    if numba is None:  # pragma: no cover - dense fallback: every mu twice, (N, 2n)
+        return np.linalg.eigvals(H).astype(complex) ** 2
     return np.linalg.eigvals(_reduce_batch(W)).astype(complex)
