@@ -12,7 +12,7 @@ atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
 * ``method``, ``rtol``, ``atol``, ``max_step`` -- passed to ``solve_ivp``; use ``"Radau"`` or
   ``"BDF"`` for stiff penalty loop closures (arXiv:2505.03248 §3.5);
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
-  (at most about 100 times, or once per output time on the compiled path);
+  (at most about 100 times);
 * ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
   paths, e.g. to compare);
 * ``derived`` -- compute the derived outputs (accelerations, body poses, interface wrenches,
@@ -23,7 +23,7 @@ Paths, fastest first: when numba is installed and the model is in the scope of
 :mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
 constant loads: every URDF model), constant efforts and ``method`` RK45 or DOP853, the whole
 integration runs compiled (:mod:`~satdyn.multibody.integrate`: scipy's Runge-Kutta pairs and
-step control, landing on each output time). With callable efforts or another method,
+step control, dense output at the output times). With callable efforts or another method,
 ``solve_ivp`` calls the compiled right-hand side. Otherwise the numpy single-state sweep of
 :mod:`~satdyn.multibody.lean_rhs` or the general batched path.
 
@@ -52,7 +52,7 @@ from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
 from .compiled_model import compile_model
-from .integrate import TABLEAUS, integrate_many, integrate_segment, start_segments
+from .integrate import TABLEAUS, advance, integrate_many, start_run
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative
@@ -266,31 +266,27 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
 
 
 def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_step, progress):
-    """solve_ivp-like result of the compiled integrator, stepping from output time to output time."""
+    """solve_ivp-like result of the compiled integrator (dense output at the output times)."""
     times = np.unique(np.concatenate([[t0], t_eval]))
     if progress is None:   # one compiled call for the whole run
         states, nfev = integrate_many(kernels, x_init[None], tau[None], times, method, rtol, atol, max_step)
-        ok = nfev[0] >= 0
-        reached = times.size if ok else int(np.isfinite(states[0, :, 0]).sum())
-        keep = np.isin(times[:reached], t_eval)
-        message = "The solver successfully reached the end of the integration interval." if ok else \
-            f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
-        return SimpleNamespace(t=times[:reached][keep], y=states[0, :reached][keep].T, success=ok,
-                               message=message, nfev=int(abs(nfev[0])))
-    state = start_segments(kernels, x_init, tau, tf - t0, method, rtol, atol, max_step)
-    xs, nfev, ok = [state[0].copy()], 2, True
-    for t_start, t_end in zip(times[:-1], times[1:]):
-        n, ok = integrate_segment(kernels, state, method, rtol, atol, max_step, tau, t_start, t_end)
-        nfev += n
-        if not ok:
-            break
-        xs.append(state[0].copy())
-        if progress is not None:
-            progress(t_end, tf)
-    keep = np.isin(times[:len(xs)], t_eval)
+        states, nfev, ok = states[0], int(nfev[0]), nfev[0] >= 0
+    else:   # the same steps, reported at about 100 output times on the way
+        run = start_run(kernels, x_init, tau, times, method, rtol, atol, max_step)
+        nfev, ok = 2, True
+        for i_stop in np.unique(np.linspace(1, times.size, min(times.size - 1, 100)).astype(int)):
+            n, ok = advance(kernels, run, tau, times, i_stop, method, rtol, atol, max_step)
+            nfev += n
+            if not ok:
+                break
+            progress(times[i_stop - 1], tf)
+        states = run[5]
+    reached = times.size if ok else int(np.isfinite(states[:, 0]).sum())
+    keep = np.isin(times[:reached], t_eval)
     message = "The solver successfully reached the end of the integration interval." if ok else \
-        f"Required step size is less than spacing between numbers (at t = {times[len(xs) - 1]:.6g} s)."
-    return SimpleNamespace(t=times[:len(xs)][keep], y=np.array(xs)[keep].T, success=ok, message=message, nfev=nfev)
+        f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
+    return SimpleNamespace(t=times[:reached][keep], y=states[:reached][keep].T, success=ok, message=message,
+                           nfev=abs(nfev))
 
 
 def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
