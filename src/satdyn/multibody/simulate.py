@@ -15,9 +15,10 @@ atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
   (at most about 100 times);
 * ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
   paths, e.g. to compare);
-* ``derived`` -- compute the derived outputs (accelerations, body poses, interface wrenches,
-  energy, momenta, centre of mass) at the output times (default True); False returns the
-  trajectory ``t, q, v`` only (the other arrays empty, with T rows), e.g. for a time-critical loop.
+* ``derived`` -- provide the derived outputs (accelerations, body poses, interface wrenches,
+  energy, momenta, centre of mass) at the output times (default True): they are computed after
+  the integration, from the stored trajectory, on first access of any of them (a run whose
+  caller reads only ``q`` and ``v`` does not pay for them); False leaves them empty (T rows).
 
 Paths, fastest first: when numba is installed and the model is in the scope of
 :mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
@@ -63,6 +64,14 @@ __all__ = ["simulate", "SimulationResult", "state_derivative"]
 _GIMBAL_MARGIN = 1e-3  # |cos(pitch)| at which an Euler-root simulation stops
 
 
+_DERIVED = ("a", "body_positions", "body_dcms", "root_euler", "joint_wrenches", "child_on_parent", "energy",
+            "linear_momentum", "angular_momentum", "center_of_mass")
+
+
+def _derived_property(name):
+    return property(lambda self: self._derived()[name], doc=f"``{name}`` (computed on first access; see class doc)")
+
+
 @dataclass
 class SimulationResult:
     """Trajectory of a multibody simulation (T output times).
@@ -72,6 +81,12 @@ class SimulationResult:
     t : ndarray, shape (T,)
     q : ndarray, shape (T, nq)   (quaternions normalised)
     v : ndarray, shape (T, nv)
+    q_names, v_names, body_names : list of str
+    success : bool; message : str; nfev : int
+
+    Derived outputs, computed from (t, q, v) at the output times on first access of any of them
+    (not during the integration; with ``derived=False`` they are empty arrays with T rows):
+
     a : ndarray, shape (T, nv)     accelerations ``dv/dt``
     body_positions : ndarray, shape (T, n_bodies, 3)   origins, inertial frame [m]
     body_dcms : ndarray, shape (T, n_bodies, 3, 3)     ``P_{a/i}``
@@ -81,29 +96,35 @@ class SimulationResult:
     energy : ndarray, shape (T,)   mechanical energy [J] (see :func:`mechanical_energy`)
     linear_momentum, angular_momentum : ndarray, shape (T, 3)   inertial frame, about the origin
     center_of_mass : ndarray, shape (T, 3)
-    q_names, v_names, body_names : list of str
-    success : bool; message : str; nfev : int
     """
 
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
-    a: np.ndarray
-    body_positions: np.ndarray
-    body_dcms: np.ndarray
-    root_euler: np.ndarray
-    joint_wrenches: np.ndarray
-    child_on_parent: np.ndarray
-    energy: np.ndarray
-    linear_momentum: np.ndarray
-    angular_momentum: np.ndarray
-    center_of_mass: np.ndarray
     q_names: list = field(default_factory=list)
     v_names: list = field(default_factory=list)
     body_names: list = field(default_factory=list)
     success: bool = True
     message: str = ""
     nfev: int = 0
+    compute_derived: object = field(default=None, repr=False, compare=False)  # () -> dict of the derived outputs
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _derived(self) -> dict:
+        if not self._cache:
+            self._cache.update(self.compute_derived())
+        return self._cache
+
+    a = _derived_property("a")
+    body_positions = _derived_property("body_positions")
+    body_dcms = _derived_property("body_dcms")
+    root_euler = _derived_property("root_euler")
+    joint_wrenches = _derived_property("joint_wrenches")
+    child_on_parent = _derived_property("child_on_parent")
+    energy = _derived_property("energy")
+    linear_momentum = _derived_property("linear_momentum")
+    angular_momentum = _derived_property("angular_momentum")
+    center_of_mass = _derived_property("center_of_mass")
 
     def coordinate(self, name: str) -> np.ndarray:
         """Trajectory (T,) of the joint coordinate named ``name`` (see ``q_names``)."""
@@ -291,18 +312,28 @@ def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_
 
 def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     x = sol.y.T
-    if not derived:
-        T = x.shape[0]
-        return SimulationResult(
-            t=sol.t, q=_normalised(model, x[:, :model.nq]), v=x[:, model.nq:], a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)),
-            body_dcms=np.zeros((T, 0, 3, 3)), root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
-            child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan), linear_momentum=np.zeros((T, 0)),
-            angular_momentum=np.zeros((T, 0)), center_of_mass=np.zeros((T, 0)), q_names=model.q_names,
-            v_names=model.v_names, body_names=[b.name for b in model.bodies], success=bool(sol.success),
-            message=str(sol.message), nfev=int(sol.nfev))
     q = _normalised(model, x[:, :model.nq])
     v = x[:, model.nq:]
     t = sol.t
+    if derived:
+        def compute():
+            return _derived_outputs(model, t, q, v, effort_fn)
+    else:
+        T = x.shape[0]
+
+        def compute():
+            return dict(a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)), body_dcms=np.zeros((T, 0, 3, 3)),
+                        root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
+                        child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan),
+                        linear_momentum=np.zeros((T, 0)), angular_momentum=np.zeros((T, 0)),
+                        center_of_mass=np.zeros((T, 0)))
+    return SimulationResult(t=t, q=q, v=v, q_names=model.q_names, v_names=model.v_names,
+                            body_names=[b.name for b in model.bodies], success=bool(sol.success),
+                            message=str(sol.message), nfev=int(sol.nfev), compute_derived=compute)
+
+
+def _derived_outputs(model, t, q, v, effort_fn) -> dict:
+    """The derived outputs (see :class:`SimulationResult`) at the output times."""
     tau = np.array([effort_fn(tk, qk, vk) for tk, qk, vk in zip(t, q, v)]).reshape(len(t), model.nv)
     time_dependent = any(not ew.is_constant for ew in model.external_wrenches) or model.root.kind == "prescribed"
     if time_dependent:
@@ -321,10 +352,7 @@ def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     positions = np.stack(kin.r_world, 1)
     dcms = np.stack([np.broadcast_to(R, (len(t), 3, 3)) for R in kin.R_world], 1)
     lin, ang = momentum(model, q, v)
-    return SimulationResult(
-        t=t, q=q, v=v, a=a, body_positions=positions, body_dcms=dcms,
-        root_euler=euler_from_dcm(dcms[:, 0]) if len(t) else np.zeros((0, 3)),
-        joint_wrenches=jw, child_on_parent=cw, energy=energy, linear_momentum=lin, angular_momentum=ang,
-        center_of_mass=center_of_mass(model, q), q_names=model.q_names, v_names=model.v_names,
-        body_names=[b.name for b in model.bodies], success=bool(sol.success), message=str(sol.message),
-        nfev=int(sol.nfev))
+    return dict(a=a, body_positions=positions, body_dcms=dcms,
+                root_euler=euler_from_dcm(dcms[:, 0]) if len(t) else np.zeros((0, 3)),
+                joint_wrenches=jw, child_on_parent=cw, energy=energy, linear_momentum=lin, angular_momentum=ang,
+                center_of_mass=center_of_mass(model, q))
