@@ -85,3 +85,21 @@ def test_derived_outputs_are_computed_on_first_access_only():
     # to the integrator's tolerance as well)
     assert np.array_equal(energy, mb.mechanical_energy(model, res.q, res.v))
     assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(energy[0]))
+
+
+def test_threaded_batch_equals_sequential_batch():
+    """threads=True only distributes independent trajectories: identical arrays."""
+    rng = np.random.default_rng(12)
+    model = random_tree(rng, 6, floating=True, gravity=[0.0, 0.0, -9.81], kinds=("revolute", "prismatic"))[0]
+    X0 = np.array([_initial_state(rng, model) for _ in range(6)])
+    t_eval = np.linspace(0.0, 0.3, 4)
+    sequential = mb.simulate_batch(model, (0.0, 0.3), X0, t_eval=t_eval)
+    threaded = mb.simulate_batch(model, (0.0, 0.3), X0, t_eval=t_eval, threads=True)
+    assert np.array_equal(sequential.q, threaded.q) and np.array_equal(sequential.v, threaded.v)
+    assert np.array_equal(sequential.nfev, threaded.nfev)
+
+
+def test_threads_must_be_a_bool():
+    model = random_tree(np.random.default_rng(0), 3, floating=False, kinds=("revolute",))[0]
+    with pytest.raises(TypeError, match="threads"):
+        mb.simulate_batch(model, (0.0, 0.1), np.zeros((2, model.nq + model.nv)), threads="yes")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import DOP853, RK45
 
-from .compiled import _jit, _state_derivative
+from .compiled import HAVE_NUMBA, _jit, _state_derivative, numba
 
 __all__ = ["TABLEAUS", "advance", "integrate_many", "start_run"]
 
@@ -221,25 +221,48 @@ def _buffers(method, n):
 
 
 @_jit
+def _trajectory(m, X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
+                nq, ints, geom, inertia, root, ew, K, F, out, status):
+    """Trajectory m of X0 through all output times into out[m]; status[m] = nfev, or -1 on failure."""
+    x = X0[m].copy()
+    f = np.empty(x.size)
+    _state_derivative(x, taus[m], nq, ints, geom, inertia, root, ew, f)
+    h_abs = _initial_step(x, f, times[-1] - times[0], max_step, order, rtol, atol, taus[m], nq,
+                          ints, geom, inertia, root, ew)
+    out[m, 0] = x
+    _, _, _, nfev, ok = _advance(x, f, times[0], times[-1], h_abs, times, 1, times.size, out[m], max_step, rtol, atol,
+                                 A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense, taus[m], nq,
+                                 ints, geom, inertia, root, ew, K, F)
+    status[m] = nfev + 2 if ok else -1
+
+
+@_jit
 def _many(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
           nq, ints, geom, inertia, root, ew, K, F, out, status):
-    """All trajectories X0 (M, n) through all output times (T,) -> out (M, T, n); status (M,) nfev or -1."""
-    n = X0.shape[1]
+    """All trajectories X0 (M, n) through all output times (T,) -> out (M, T, n), one after the other."""
     for m in range(X0.shape[0]):
-        x = X0[m].copy()
-        f = np.empty(n)
-        _state_derivative(x, taus[m], nq, ints, geom, inertia, root, ew, f)
-        h_abs = _initial_step(x, f, times[-1] - times[0], max_step, order, rtol, atol, taus[m], nq,
-                              ints, geom, inertia, root, ew)
-        out[m, 0] = x
-        _, _, _, nfev, ok = _advance(x, f, times[0], times[-1], h_abs, times, 1, times.size, out[m], max_step, rtol, atol,
-                                          A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense, taus[m], nq,
-                                          ints, geom, inertia, root, ew, K, F)
-        status[m] = nfev + 2 if ok else -1
+        _trajectory(m, X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra,
+                    Dense, nq, ints, geom, inertia, root, ew, K, F, out, status)
 
 
-def integrate_many(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=1e-10, max_step=np.inf):
+def _many_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
+                  nq, ints, geom, inertia, root, ew, K, F, out, status):
+    """As _many, the trajectories shared among numba's threads (independent: same results)."""
+    for m in numba.prange(X0.shape[0]):
+        _trajectory(m, X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra,
+                    Dense, nq, ints, geom, inertia, root, ew, K.copy(), F.copy(), out, status)
+
+
+if HAVE_NUMBA:
+    _many_threads = numba.njit(cache=True, parallel=True, nogil=True)(_many_threads)
+
+
+def integrate_many(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=1e-10, max_step=np.inf,
+                   threads=False):
     """Trajectories of many initial states (trusted inputs; see :func:`~satdyn.multibody.simulate_batch`).
+
+    ``threads``: share the trajectories among numba's threads (``numba.set_num_threads``,
+    ``NUMBA_NUM_THREADS``); each trajectory is computed exactly as without.
 
     ``times`` (T,) starts at the initial time. Returns ``(states (M, T, nq + nv), nfev (M,))``;
     ``nfev = -1`` marks a trajectory whose step size fell below the floating-point resolution
@@ -248,7 +271,8 @@ def integrate_many(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=
     K, F = _buffers(method, X0.shape[1])
     out = np.full((X0.shape[0], times.size, X0.shape[1]), np.nan)
     status = np.zeros(X0.shape[0], dtype=np.int64)
-    _many(np.ascontiguousarray(X0, dtype=float), np.ascontiguousarray(taus, dtype=float), times, float(max_step),
+    run = _many_threads if threads and X0.shape[0] > 1 else _many
+    run(np.ascontiguousarray(X0, dtype=float), np.ascontiguousarray(taus, dtype=float), times, float(max_step),
           float(rtol), float(atol), *TABLEAUS[method], compiled.nq, *compiled._packed, K, F, out, status)
     return out, status
 
