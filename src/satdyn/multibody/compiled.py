@@ -282,7 +282,7 @@ def _tree_kinematics(q, v, ints, geom, root):
 @_jit
 def _workspace_size(nb):
     """Floats of the scratch buffer of :func:`_aba` for a tree of nb (reduced) bodies."""
-    return nb * (9 + 3 + 6 + 6 + 6 + 36 + 6 + 6 + 1 + 1 + 6) + 9 + 3 + 9 + 36 + 6 + 6 + 6
+    return nb * (9 + 3 + 6 * 6 + 36 + 1 + 1) + 9 + 3 + 9 + 36 + 6 + 6 + 6
 
 
 @_jit
@@ -297,29 +297,14 @@ def _aba(q, v, tau, ints, geom, inertia, root, ew, qdd):
     """
     nb = ints.shape[0]
     ws = np.empty(_workspace_size(nb))
-    o = 0
-    Rw = ws[o:o + 9 * nb].reshape((nb, 3, 3))
-    o += 9 * nb
-    pw = ws[o:o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    S = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    vel = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    c = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    IA = ws[o:o + 36 * nb].reshape((nb, 6, 6))
-    o += 36 * nb
-    pA = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    U = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    dinv = ws[o:o + nb]
-    o += nb
-    u = ws[o:o + nb]
-    o += nb
-    acc = ws[o:o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
+    Rw = ws[:9 * nb].reshape((nb, 3, 3))
+    pw = ws[9 * nb:12 * nb].reshape((nb, 3))
+    six = ws[12 * nb:48 * nb].reshape((6, nb, 6))   # per-body 6-vectors
+    S, vel, c, pA, U, acc = six[0], six[1], six[2], six[3], six[4], six[5]
+    IA = ws[48 * nb:84 * nb].reshape((nb, 6, 6))
+    dinv = ws[84 * nb:85 * nb]
+    u = ws[85 * nb:86 * nb]
+    o = 86 * nb
     Rl = ws[o:o + 9].reshape((3, 3))
     o += 9
     pl = ws[o:o + 3]
