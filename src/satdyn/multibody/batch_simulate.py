@@ -1,11 +1,14 @@
 """Simulation of many initial conditions of one tree at once.
 
 ``simulate_batch(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10,
-atol=1e-10, max_step=inf) -> BatchSimulationResult``:
+atol=1e-10, max_step=inf, compiled=True, threads=False) -> BatchSimulationResult``:
 
 * ``x0`` (M, nq + nv) -- M initial states ``[q, v]``;
 * ``efforts`` -- None (zero), one constant (nv,) for all, or (M, nv): one per trajectory;
-* ``t_eval`` (T,) -- output times (default 201 over ``t_span``); ``method`` "RK45" or "DOP853".
+* ``t_eval`` (T,) -- output times (default 201 over ``t_span``); ``method`` "RK45" or "DOP853";
+* ``threads`` -- on the compiled path, share the trajectories among numba's threads
+  (``numba.set_num_threads`` / ``NUMBA_NUM_THREADS``; each trajectory is computed exactly as
+  with ``threads=False``, the default).
 
 Each trajectory has its own step-size control, as M separate ``solve_ivp`` calls with the same
 method and tolerances (no shared error norm that would let one trajectory's error hide behind
@@ -53,7 +56,7 @@ class BatchSimulationResult:
 
 
 def simulate_batch(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-10,
-                   max_step=np.inf, compiled=True) -> BatchSimulationResult:
+                   max_step=np.inf, compiled=True, threads=False) -> BatchSimulationResult:
     """Integrate M initial conditions (see module doc)."""
     if not isinstance(model, Model):
         raise TypeError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
@@ -69,6 +72,8 @@ def simulate_batch(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP8
     if taus.ndim > 2 or (taus.ndim == 2 and taus.shape[0] != M):
         raise ValueError(f"`efforts` must have shape ({model.nv},) or ({M}, {model.nv}); got {taus.shape}")
     taus = np.ascontiguousarray(np.broadcast_to(taus, (M, model.nv)))
+    if not isinstance(threads, (bool, np.bool_)):
+        raise TypeError(f"`threads` must be True or False; got {threads!r}")
     if method not in TABLEAUS:
         raise ValueError(f"`method` must be one of {sorted(TABLEAUS)}; got {method!r}")
     for value, label in ((rtol, "rtol"), (atol, "atol"), (max_step, "max_step")):
@@ -81,7 +86,7 @@ def simulate_batch(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP8
         times = np.concatenate([[t0], times])
     kernels = compile_model(model) if compiled else None
     if kernels is not None:
-        states, nfev = integrate_many(kernels, X0, taus, times, method, rtol, atol, max_step)
+        states, nfev = integrate_many(kernels, X0, taus, times, method, rtol, atol, max_step, threads=bool(threads))
     else:
         states, nfev = _solve_ivp_loop(model, X0, taus, times, method, rtol, atol, max_step)
     keep = np.isin(times, times if t_eval is None else t_eval)

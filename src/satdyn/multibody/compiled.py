@@ -40,7 +40,7 @@ _KIND = {"weld": 0, "revolute": 1, "prismatic": 2}
 
 
 def _jit(function):
-    return numba.njit(cache=True, fastmath=True, nogil=True)(function) if HAVE_NUMBA else function
+    return numba.njit(cache=True, fastmath=False, nogil=True)(function) if HAVE_NUMBA else function
 
 
 # --- small dense helpers on 3- and 6-vectors (explicit loops: no BLAS call per 6x6 product) ---
@@ -160,9 +160,8 @@ def _cross_force(v, f, out):
 
 
 @_jit
-def _solve_spd6(A, b, out):
-    """out = A^-1 b for a symmetric positive definite 6x6 A (Cholesky)."""
-    L = np.zeros((6, 6))
+def _solve_spd6(A, b, L, out):
+    """out = A^-1 b for a symmetric positive definite 6x6 A (Cholesky; L: 6x6 scratch)."""
     for j in range(6):
         s = A[j, j]
         for k in range(j):
@@ -173,14 +172,13 @@ def _solve_spd6(A, b, out):
             for k in range(j):
                 s -= L[i, k] * L[j, k]
             L[i, j] = s / L[j, j]
-    y = np.empty(6)
-    for i in range(6):
+    for i in range(6):   # forward substitution into out, then backward in place
         s = b[i]
         for k in range(i):
-            s -= L[i, k] * y[k]
-        y[i] = s / L[i, i]
+            s -= L[i, k] * out[k]
+        out[i] = s / L[i, i]
     for i in range(5, -1, -1):
-        s = y[i]
+        s = out[i]
         for k in range(i + 1, 6):
             s -= L[k, i] * out[k]
         out[i] = s / L[i, i]
@@ -282,29 +280,50 @@ def _tree_kinematics(q, v, ints, geom, root):
 
 
 @_jit
-def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
+def _workspace_size(nb):
+    """Floats of the scratch buffer of :func:`_aba` for a tree of nb (reduced) bodies."""
+    return nb * (9 + 3 + 6 * 6 + 36 + 1 + 1) + 9 + 3 + 9 + 36 + 6 + 6 + 6
+
+
+@_jit
+def _aba(q, v, tau, ints, geom, inertia, root, ew, qdd):
     """Articulated-body forward dynamics of one state in the world frame; writes qdd, returns R0.
 
     Every spatial quantity is expressed at a world-fixed point O (the root origin at this
     instant; gravity is uniform, so the choice is free) in world axes, as in Pinocchio's
     world-frame ABA: the articulated inertias and bias forces of the children then add to their
     parent's without any frame transform; each body's rigid inertia and joint axis are turned
-    into the world frame once instead.
+    into the world frame once instead. One scratch allocation per call (views carved from it).
     """
     nb = ints.shape[0]
-    tau = tau_in.copy()
-    for i in range(1, nb):
-        if ints[i, 0] != 0 and (geom[i, _K] != 0.0 or geom[i, _D] != 0.0):
-            tau[ints[i, 3]] -= geom[i, _D] * v[ints[i, 3]] + geom[i, _K] * (q[ints[i, 2]] - geom[i, _REST])
-    Rw = np.empty((nb, 3, 3))
-    pw = np.zeros((nb, 3))
-    S = np.zeros((nb, 6))
-    vel = np.zeros((nb, 6))
-    c = np.zeros((nb, 6))
-    IA = np.empty((nb, 6, 6))
-    pA = np.empty((nb, 6))
+    ws = np.empty(_workspace_size(nb))
+    Rw = ws[:9 * nb].reshape((nb, 3, 3))
+    pw = ws[9 * nb:12 * nb].reshape((nb, 3))
+    six = ws[12 * nb:48 * nb].reshape((6, nb, 6))   # per-body 6-vectors
+    S, vel, c, pA, U, acc = six[0], six[1], six[2], six[3], six[4], six[5]
+    IA = ws[48 * nb:84 * nb].reshape((nb, 6, 6))
+    dinv = ws[84 * nb:85 * nb]
+    u = ws[85 * nb:86 * nb]
+    o = 86 * nb
+    Rl = ws[o:o + 9].reshape((3, 3))
+    o += 9
+    pl = ws[o:o + 3]
+    o += 3
+    T = ws[o:o + 9].reshape((3, 3))
+    o += 9
+    L = ws[o:o + 36].reshape((6, 6))
+    o += 36
+    sq = ws[o:o + 6]
+    tmp = ws[o + 6:o + 12]
+    a0 = ws[o + 12:o + 18]
     floating = root[0] != 0.0
     R0 = Rw[0]
+    for a in range(3):
+        pw[0, a] = 0.0
+    for a in range(6):
+        vel[0, a] = 0.0
+        S[0, a] = 0.0
+        c[0, a] = 0.0
     if floating:
         _dcm(q[3:7], R0)
         for a in range(3):
@@ -314,9 +333,6 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
         for a in range(3):
             for b in range(3):
                 R0[a, b] = root[1 + 3 * a + b]
-    Rl = np.empty((3, 3))
-    pl = np.empty(3)
-    sq = np.empty(6)
     for i in range(1, nb):
         k = ints[i, 0]
         par = ints[i, 1]
@@ -332,76 +348,85 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
             S[i, 3], S[i, 4], S[i, 5] = kx, ky, kz
         else:
             S[i, 0], S[i, 1], S[i, 2] = kx, ky, kz
+            S[i, 3], S[i, 4], S[i, 5] = 0.0, 0.0, 0.0
         qd = v[ints[i, 3]]
         for a in range(6):
             sq[a] = S[i, a] * qd
             vel[i, a] = vel[par, a] + sq[a]
         _cross_motion(vel[i], sq, c[i])
-    # Rigid inertias in the world frame at O, bias forces, constant loads.
-    h = np.empty(6)
+    # Rigid inertias in the world frame at O, bias forces v x* I v, constant loads.
     for i in range(nb):
-        _world_inertia(Rw[i], pw[i], inertia[i], IA[i])
-        _matvec6(IA[i], vel[i], h)
-        _cross_force(vel[i], h, pA[i])
-        F = np.empty(3)
-        for a in range(3):
-            F[a] = Rw[i, a, 0] * geom[i, _WRENCH] + Rw[i, a, 1] * geom[i, _WRENCH + 1] + Rw[i, a, 2] * geom[i, _WRENCH + 2]
-        for a in range(3):
-            T = Rw[i, a, 0] * geom[i, _WRENCH + 3] + Rw[i, a, 1] * geom[i, _WRENCH + 4] + Rw[i, a, 2] * geom[i, _WRENCH + 5]
-            pA[i, a] -= F[a]
-            pA[i, 3 + a] -= T
-        pA[i, 3] -= pw[i, 1] * F[2] - pw[i, 2] * F[1]
-        pA[i, 4] -= pw[i, 2] * F[0] - pw[i, 0] * F[2]
-        pA[i, 5] -= pw[i, 0] * F[1] - pw[i, 1] * F[0]
+        _world_inertia(Rw[i], pw[i], inertia[i], T, IA[i])
+        _rigid_momentum(IA[i], vel[i], tmp)
+        _cross_force(vel[i], tmp, pA[i])
+        fb0, fb1, fb2 = geom[i, _WRENCH], geom[i, _WRENCH + 1], geom[i, _WRENCH + 2]
+        tb0, tb1, tb2 = geom[i, _WRENCH + 3], geom[i, _WRENCH + 4], geom[i, _WRENCH + 5]
+        if fb0 != 0.0 or fb1 != 0.0 or fb2 != 0.0 or tb0 != 0.0 or tb1 != 0.0 or tb2 != 0.0:
+            Rb = Rw[i]
+            F0 = Rb[0, 0] * fb0 + Rb[0, 1] * fb1 + Rb[0, 2] * fb2
+            F1 = Rb[1, 0] * fb0 + Rb[1, 1] * fb1 + Rb[1, 2] * fb2
+            F2 = Rb[2, 0] * fb0 + Rb[2, 1] * fb1 + Rb[2, 2] * fb2
+            pA[i, 0] -= F0
+            pA[i, 1] -= F1
+            pA[i, 2] -= F2
+            pA[i, 3] -= Rb[0, 0] * tb0 + Rb[0, 1] * tb1 + Rb[0, 2] * tb2 + pw[i, 1] * F2 - pw[i, 2] * F1
+            pA[i, 4] -= Rb[1, 0] * tb0 + Rb[1, 1] * tb1 + Rb[1, 2] * tb2 + pw[i, 2] * F0 - pw[i, 0] * F2
+            pA[i, 5] -= Rb[2, 0] * tb0 + Rb[2, 1] * tb1 + Rb[2, 2] * tb2 + pw[i, 0] * F1 - pw[i, 1] * F0
     for e in range(ew.shape[0]):
         b = int(ew[e, 0])
         # point in the body frame from its skew matrix; world point = R point + p
         pb0, pb1, pb2 = ew[e, 8], ew[e, 3], ew[e, 4]
-        x = np.empty(3)
-        for a in range(3):
-            x[a] = pw[b, a] + Rw[b, a, 0] * pb0 + Rw[b, a, 1] * pb1 + Rw[b, a, 2] * pb2
+        x0 = pw[b, 0] + Rw[b, 0, 0] * pb0 + Rw[b, 0, 1] * pb1 + Rw[b, 0, 2] * pb2
+        x1 = pw[b, 1] + Rw[b, 1, 0] * pb0 + Rw[b, 1, 1] * pb1 + Rw[b, 1, 2] * pb2
+        x2 = pw[b, 2] + Rw[b, 2, 0] * pb0 + Rw[b, 2, 1] * pb1 + Rw[b, 2, 2] * pb2
         F0, F1, F2 = ew[e, 10], ew[e, 11], ew[e, 12]
         pA[b, 0] -= F0
         pA[b, 1] -= F1
         pA[b, 2] -= F2
-        pA[b, 3] -= ew[e, 13] + x[1] * F2 - x[2] * F1
-        pA[b, 4] -= ew[e, 14] + x[2] * F0 - x[0] * F2
-        pA[b, 5] -= ew[e, 15] + x[0] * F1 - x[1] * F0
-    U = np.zeros((nb, 6))
-    d = np.ones(nb)
-    u = np.zeros(nb)
-    tmp = np.empty(6)
+        pA[b, 3] -= ew[e, 13] + x1 * F2 - x2 * F1
+        pA[b, 4] -= ew[e, 14] + x2 * F0 - x0 * F2
+        pA[b, 5] -= ew[e, 15] + x0 * F1 - x1 * F0
     for i in range(nb - 1, 0, -1):
         Ia = IA[i]
         pa = pA[i]
-        _matvec6(Ia, S[i], U[i])
+        Si = S[i]
+        Ui = U[i]
+        _matvec6(Ia, Si, Ui)
         di = 0.0
         sp = 0.0
         for a in range(6):
-            di += S[i, a] * U[i, a]
-            sp += S[i, a] * pa[a]
-        ui = tau[ints[i, 3]] - sp
-        d[i], u[i] = di, ui
+            di += Si[a] * Ui[a]
+            sp += Si[a] * pa[a]
+        iv = ints[i, 3]
+        ui = tau[iv] - sp
+        if geom[i, _K] != 0.0 or geom[i, _D] != 0.0:   # joint spring and damper
+            ui -= geom[i, _D] * v[iv] + geom[i, _K] * (q[ints[i, 2]] - geom[i, _REST])
+        inv = 1.0 / di
+        dinv[i], u[i] = inv, ui
         for a in range(6):
-            for b in range(6):
-                Ia[a, b] -= U[i, a] * U[i, b] / di
+            Ua = Ui[a] * inv
+            for b in range(a, 6):
+                Ia[a, b] -= Ua * Ui[b]
+            for b in range(a):
+                Ia[a, b] = Ia[b, a]
         _matvec6(Ia, c[i], tmp)
         par = ints[i, 1]
+        Ip = IA[par]
+        w = ui * inv
         for a in range(6):
-            pA[par, a] += pa[a] + tmp[a] + U[i, a] * ui / di
+            pA[par, a] += pa[a] + tmp[a] + Ui[a] * w
             for b in range(6):
-                IA[par, a, b] += Ia[a, b]
-    acc = np.zeros((nb, 6))
+                Ip[a, b] += Ia[a, b]
+    for a in range(6):
+        acc[0, a] = 0.0
     for a in range(3):   # gravity as an upward acceleration of the inertial frame
         acc[0, a] = -root[10 + a]
     if floating:
-        rhs = np.empty(6)
         _matvec6(IA[0], acc[0], tmp)
         for a in range(3):   # root wrench: body frame at the root origin (= O) -> world axes
-            rhs[a] = R0[a, 0] * tau[0] + R0[a, 1] * tau[1] + R0[a, 2] * tau[2] - pA[0, a] - tmp[a]
-            rhs[3 + a] = R0[a, 0] * tau[3] + R0[a, 1] * tau[4] + R0[a, 2] * tau[5] - pA[0, 3 + a] - tmp[3 + a]
-        a0 = np.empty(6)
-        _solve_spd6(IA[0], rhs, a0)
+            sq[a] = R0[a, 0] * tau[0] + R0[a, 1] * tau[1] + R0[a, 2] * tau[2] - pA[0, a] - tmp[a]
+            sq[3 + a] = R0[a, 0] * tau[3] + R0[a, 1] * tau[4] + R0[a, 2] * tau[5] - pA[0, 3 + a] - tmp[3 + a]
+        _solve_spd6(IA[0], sq, L, a0)
         for a in range(3):   # body-frame spatial acceleration = X0 a0 (O is the root origin)
             qdd[a] = R0[0, a] * a0[0] + R0[1, a] * a0[1] + R0[2, a] * a0[2]
             qdd[3 + a] = R0[0, a] * a0[3] + R0[1, a] * a0[4] + R0[2, a] * a0[5]
@@ -413,7 +438,7 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
         for a in range(6):
             tmp[a] = acc[par, a] + c[i, a]
             ua += U[i, a] * tmp[a]
-        qddi = (u[i] - ua) / d[i]
+        qddi = (u[i] - ua) * dinv[i]
         qdd[ints[i, 3]] = qddi
         for a in range(6):
             acc[i, a] = tmp[a] + S[i, a] * qddi
@@ -421,50 +446,57 @@ def _aba(q, v, tau_in, ints, geom, inertia, root, ew, qdd):
 
 
 @_jit
-def _world_inertia(R, p, D, out):
+def _rigid_momentum(I, m, out):
+    """out = I m for a rigid spatial inertia I = [[M 1, -[g]x], [[g]x, J]] (as built by _world_inertia)."""
+    mass = I[0, 0]
+    g0, g1, g2 = I[5, 1], I[3, 2], I[4, 0]
+    u0, u1, u2, w0, w1, w2 = m[0], m[1], m[2], m[3], m[4], m[5]
+    out[0] = mass * u0 - (g1 * w2 - g2 * w1)
+    out[1] = mass * u1 - (g2 * w0 - g0 * w2)
+    out[2] = mass * u2 - (g0 * w1 - g1 * w0)
+    for a in range(3):
+        out[3 + a] = I[3 + a, 3] * w0 + I[3 + a, 4] * w1 + I[3 + a, 5] * w2
+    out[3] += g1 * u2 - g2 * u1
+    out[4] += g2 * u0 - g0 * u2
+    out[5] += g0 * u1 - g1 * u0
+
+
+@_jit
+def _world_inertia(R, p, D, T, out):
     """out = the rigid spatial inertia D (body origin, body axes) at the world point O, world axes.
 
     With m, first moment h = m c and J about the body origin read from D:
-    h_O = R h + m p,  J_O = R J R^T - m [p]x^2 - [p]x [R h]x - [R h]x [p]x.
+    h_O = R h + m p,  J_O = R J R^T - m [p]x^2 - [p]x [R h]x - [R h]x [p]x.  T: 3x3 scratch.
     """
     m = D[0, 0]
     hb0, hb1, hb2 = D[5, 1], D[3, 2], D[4, 0]   # D[3:, :3] = [h]x
     h0 = R[0, 0] * hb0 + R[0, 1] * hb1 + R[0, 2] * hb2
     h1 = R[1, 0] * hb0 + R[1, 1] * hb1 + R[1, 2] * hb2
     h2 = R[2, 0] * hb0 + R[2, 1] * hb1 + R[2, 2] * hb2
-    T = np.empty((3, 3))
     for a in range(3):
         for b in range(3):
             T[a, b] = D[3 + a, 3] * R[b, 0] + D[3 + a, 4] * R[b, 1] + D[3 + a, 5] * R[b, 2]
-    J = np.empty((3, 3))
-    for a in range(3):
-        for b in range(3):
-            J[a, b] = R[a, 0] * T[0, b] + R[a, 1] * T[1, b] + R[a, 2] * T[2, b]
     px, py, pz = p[0], p[1], p[2]
     # -m [p]x^2 = m (|p|^2 1 - p p^T);  -([p]x [h]x + [h]x [p]x) = 2 (p.h) 1 - p h^T - h p^T
-    pp = px * px + py * py + pz * pz
-    ph = px * h0 + py * h1 + pz * h2
+    diagonal = m * (px * px + py * py + pz * pz) + 2.0 * (px * h0 + py * h1 + pz * h2)
     P = (px, py, pz)
     H = (h0, h1, h2)
     for a in range(3):
-        for b in range(3):
-            delta = 1.0 if a == b else 0.0
-            J[a, b] += m * (pp * delta - P[a] * P[b]) + 2.0 * ph * delta - P[a] * H[b] - H[a] * P[b]
+        for b in range(a, 3):
+            value = R[a, 0] * T[0, b] + R[a, 1] * T[1, b] + R[a, 2] * T[2, b] \
+                - m * P[a] * P[b] - P[a] * H[b] - H[a] * P[b]
+            if a == b:
+                value += diagonal
+            out[3 + a, 3 + b] = value
+            out[3 + b, 3 + a] = value
     g0, g1, g2 = h0 + m * px, h1 + m * py, h2 + m * pz   # first moment about O
-    for a in range(6):
-        for b in range(6):
-            out[a, b] = 0.0
-    out[0, 0] = out[1, 1] = out[2, 2] = m
     # [[m 1, -[g]x], [[g]x, J_O]]
-    out[3, 1], out[3, 2] = -g2, g1
-    out[4, 0], out[4, 2] = g2, -g0
-    out[5, 0], out[5, 1] = -g1, g0
-    out[1, 3], out[2, 3] = -g2, g1
-    out[0, 4], out[2, 4] = g2, -g0
-    out[0, 5], out[1, 5] = -g1, g0
-    for a in range(3):
-        for b in range(3):
-            out[3 + a, 3 + b] = J[a, b]
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3], out[0, 4], out[0, 5] = m, 0.0, 0.0, 0.0, g2, -g1
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3], out[1, 4], out[1, 5] = 0.0, m, 0.0, -g2, 0.0, g0
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3], out[2, 4], out[2, 5] = 0.0, 0.0, m, g1, -g0, 0.0
+    out[3, 0], out[3, 1], out[3, 2] = 0.0, -g2, g1
+    out[4, 0], out[4, 1], out[4, 2] = g2, 0.0, -g0
+    out[5, 0], out[5, 1], out[5, 2] = -g1, g0, 0.0
 
 
 @_jit

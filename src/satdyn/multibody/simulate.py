@@ -12,18 +12,19 @@ atol=1e-10, max_step=inf, progress=None, compiled=True, derived=True)``:
 * ``method``, ``rtol``, ``atol``, ``max_step`` -- passed to ``solve_ivp``; use ``"Radau"`` or
   ``"BDF"`` for stiff penalty loop closures (arXiv:2505.03248 §3.5);
 * ``progress`` -- optional ``progress(t, tf)`` callback, called as the integration advances
-  (at most about 100 times, or once per output time on the compiled path);
+  (at most about 100 times);
 * ``compiled`` -- use the compiled kernels where they apply (default True; False: the numpy
   paths, e.g. to compare);
-* ``derived`` -- compute the derived outputs (accelerations, body poses, interface wrenches,
-  energy, momenta, centre of mass) at the output times (default True); False returns the
-  trajectory ``t, q, v`` only (the other arrays empty, with T rows), e.g. for a time-critical loop.
+* ``derived`` -- provide the derived outputs (accelerations, body poses, interface wrenches,
+  energy, momenta, centre of mass) at the output times (default True): they are computed after
+  the integration, from the stored trajectory, on first access of any of them (a run whose
+  caller reads only ``q`` and ``v`` does not pay for them); False leaves them empty (T rows).
 
 Paths, fastest first: when numba is installed and the model is in the scope of
 :mod:`~satdyn.multibody.compiled` (revolute / prismatic / weld joints, fixed or quaternion root,
 constant loads: every URDF model), constant efforts and ``method`` RK45 or DOP853, the whole
 integration runs compiled (:mod:`~satdyn.multibody.integrate`: scipy's Runge-Kutta pairs and
-step control, landing on each output time). With callable efforts or another method,
+step control, dense output at the output times). With callable efforts or another method,
 ``solve_ivp`` calls the compiled right-hand side. Otherwise the numpy single-state sweep of
 :mod:`~satdyn.multibody.lean_rhs` or the general batched path.
 
@@ -52,7 +53,7 @@ from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
 from .inverse_dynamics import interface_wrenches
 from .compiled_model import compile_model
-from .integrate import TABLEAUS, integrate_many, integrate_segment, start_segments
+from .integrate import TABLEAUS, advance, integrate_many, start_run
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative
@@ -61,6 +62,14 @@ from .model import Model
 __all__ = ["simulate", "SimulationResult", "state_derivative"]
 
 _GIMBAL_MARGIN = 1e-3  # |cos(pitch)| at which an Euler-root simulation stops
+
+
+_DERIVED = ("a", "body_positions", "body_dcms", "root_euler", "joint_wrenches", "child_on_parent", "energy",
+            "linear_momentum", "angular_momentum", "center_of_mass")
+
+
+def _derived_property(name):
+    return property(lambda self: self._derived()[name], doc=f"``{name}`` (computed on first access; see class doc)")
 
 
 @dataclass
@@ -72,6 +81,12 @@ class SimulationResult:
     t : ndarray, shape (T,)
     q : ndarray, shape (T, nq)   (quaternions normalised)
     v : ndarray, shape (T, nv)
+    q_names, v_names, body_names : list of str
+    success : bool; message : str; nfev : int
+
+    Derived outputs, computed from (t, q, v) at the output times on first access of any of them
+    (not during the integration; with ``derived=False`` they are empty arrays with T rows):
+
     a : ndarray, shape (T, nv)     accelerations ``dv/dt``
     body_positions : ndarray, shape (T, n_bodies, 3)   origins, inertial frame [m]
     body_dcms : ndarray, shape (T, n_bodies, 3, 3)     ``P_{a/i}``
@@ -81,29 +96,35 @@ class SimulationResult:
     energy : ndarray, shape (T,)   mechanical energy [J] (see :func:`mechanical_energy`)
     linear_momentum, angular_momentum : ndarray, shape (T, 3)   inertial frame, about the origin
     center_of_mass : ndarray, shape (T, 3)
-    q_names, v_names, body_names : list of str
-    success : bool; message : str; nfev : int
     """
 
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
-    a: np.ndarray
-    body_positions: np.ndarray
-    body_dcms: np.ndarray
-    root_euler: np.ndarray
-    joint_wrenches: np.ndarray
-    child_on_parent: np.ndarray
-    energy: np.ndarray
-    linear_momentum: np.ndarray
-    angular_momentum: np.ndarray
-    center_of_mass: np.ndarray
     q_names: list = field(default_factory=list)
     v_names: list = field(default_factory=list)
     body_names: list = field(default_factory=list)
     success: bool = True
     message: str = ""
     nfev: int = 0
+    compute_derived: object = field(default=None, repr=False, compare=False)  # () -> dict of the derived outputs
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _derived(self) -> dict:
+        if not self._cache:
+            self._cache.update(self.compute_derived())
+        return self._cache
+
+    a = _derived_property("a")
+    body_positions = _derived_property("body_positions")
+    body_dcms = _derived_property("body_dcms")
+    root_euler = _derived_property("root_euler")
+    joint_wrenches = _derived_property("joint_wrenches")
+    child_on_parent = _derived_property("child_on_parent")
+    energy = _derived_property("energy")
+    linear_momentum = _derived_property("linear_momentum")
+    angular_momentum = _derived_property("angular_momentum")
+    center_of_mass = _derived_property("center_of_mass")
 
     def coordinate(self, name: str) -> np.ndarray:
         """Trajectory (T,) of the joint coordinate named ``name`` (see ``q_names``)."""
@@ -266,47 +287,53 @@ def simulate(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP853", r
 
 
 def _compiled_run(kernels, x_init, tau, t0, tf, t_eval, method, rtol, atol, max_step, progress):
-    """solve_ivp-like result of the compiled integrator, stepping from output time to output time."""
+    """solve_ivp-like result of the compiled integrator (dense output at the output times)."""
     times = np.unique(np.concatenate([[t0], t_eval]))
     if progress is None:   # one compiled call for the whole run
         states, nfev = integrate_many(kernels, x_init[None], tau[None], times, method, rtol, atol, max_step)
-        ok = nfev[0] >= 0
-        reached = times.size if ok else int(np.isfinite(states[0, :, 0]).sum())
-        keep = np.isin(times[:reached], t_eval)
-        message = "The solver successfully reached the end of the integration interval." if ok else \
-            f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
-        return SimpleNamespace(t=times[:reached][keep], y=states[0, :reached][keep].T, success=ok,
-                               message=message, nfev=int(abs(nfev[0])))
-    state = start_segments(kernels, x_init, tau, tf - t0, method, rtol, atol, max_step)
-    xs, nfev, ok = [state[0].copy()], 2, True
-    for t_start, t_end in zip(times[:-1], times[1:]):
-        n, ok = integrate_segment(kernels, state, method, rtol, atol, max_step, tau, t_start, t_end)
-        nfev += n
-        if not ok:
-            break
-        xs.append(state[0].copy())
-        if progress is not None:
-            progress(t_end, tf)
-    keep = np.isin(times[:len(xs)], t_eval)
+        states, nfev, ok = states[0], int(nfev[0]), nfev[0] >= 0
+    else:   # the same steps, reported at about 100 output times on the way
+        run = start_run(kernels, x_init, tau, times, method, rtol, atol, max_step)
+        nfev, ok = 2, True
+        for i_stop in np.unique(np.linspace(1, times.size, min(times.size - 1, 100)).astype(int)):
+            n, ok = advance(kernels, run, tau, times, i_stop, method, rtol, atol, max_step)
+            nfev += n
+            if not ok:
+                break
+            progress(times[i_stop - 1], tf)
+        states = run[5]
+    reached = times.size if ok else int(np.isfinite(states[:, 0]).sum())
+    keep = np.isin(times[:reached], t_eval)
     message = "The solver successfully reached the end of the integration interval." if ok else \
-        f"Required step size is less than spacing between numbers (at t = {times[len(xs) - 1]:.6g} s)."
-    return SimpleNamespace(t=times[:len(xs)][keep], y=np.array(xs)[keep].T, success=ok, message=message, nfev=nfev)
+        f"Required step size is less than spacing between numbers (at t = {times[reached - 1]:.6g} s)."
+    return SimpleNamespace(t=times[:reached][keep], y=states[:reached][keep].T, success=ok, message=message,
+                           nfev=abs(nfev))
 
 
 def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     x = sol.y.T
-    if not derived:
-        T = x.shape[0]
-        return SimulationResult(
-            t=sol.t, q=_normalised(model, x[:, :model.nq]), v=x[:, model.nq:], a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)),
-            body_dcms=np.zeros((T, 0, 3, 3)), root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
-            child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan), linear_momentum=np.zeros((T, 0)),
-            angular_momentum=np.zeros((T, 0)), center_of_mass=np.zeros((T, 0)), q_names=model.q_names,
-            v_names=model.v_names, body_names=[b.name for b in model.bodies], success=bool(sol.success),
-            message=str(sol.message), nfev=int(sol.nfev))
     q = _normalised(model, x[:, :model.nq])
     v = x[:, model.nq:]
     t = sol.t
+    if derived:
+        def compute():
+            return _derived_outputs(model, t, q, v, effort_fn)
+    else:
+        T = x.shape[0]
+
+        def compute():
+            return dict(a=np.zeros((T, 0)), body_positions=np.zeros((T, 0, 3)), body_dcms=np.zeros((T, 0, 3, 3)),
+                        root_euler=np.zeros((T, 0)), joint_wrenches=np.zeros((T, 0, 6)),
+                        child_on_parent=np.zeros((T, 0, 6)), energy=np.full(T, np.nan),
+                        linear_momentum=np.zeros((T, 0)), angular_momentum=np.zeros((T, 0)),
+                        center_of_mass=np.zeros((T, 0)))
+    return SimulationResult(t=t, q=q, v=v, q_names=model.q_names, v_names=model.v_names,
+                            body_names=[b.name for b in model.bodies], success=bool(sol.success),
+                            message=str(sol.message), nfev=int(sol.nfev), compute_derived=compute)
+
+
+def _derived_outputs(model, t, q, v, effort_fn) -> dict:
+    """The derived outputs (see :class:`SimulationResult`) at the output times."""
     tau = np.array([effort_fn(tk, qk, vk) for tk, qk, vk in zip(t, q, v)]).reshape(len(t), model.nv)
     time_dependent = any(not ew.is_constant for ew in model.external_wrenches) or model.root.kind == "prescribed"
     if time_dependent:
@@ -325,10 +352,7 @@ def _outputs(model, sol, effort_fn, derived=True) -> SimulationResult:
     positions = np.stack(kin.r_world, 1)
     dcms = np.stack([np.broadcast_to(R, (len(t), 3, 3)) for R in kin.R_world], 1)
     lin, ang = momentum(model, q, v)
-    return SimulationResult(
-        t=t, q=q, v=v, a=a, body_positions=positions, body_dcms=dcms,
-        root_euler=euler_from_dcm(dcms[:, 0]) if len(t) else np.zeros((0, 3)),
-        joint_wrenches=jw, child_on_parent=cw, energy=energy, linear_momentum=lin, angular_momentum=ang,
-        center_of_mass=center_of_mass(model, q), q_names=model.q_names, v_names=model.v_names,
-        body_names=[b.name for b in model.bodies], success=bool(sol.success), message=str(sol.message),
-        nfev=int(sol.nfev))
+    return dict(a=a, body_positions=positions, body_dcms=dcms,
+                root_euler=euler_from_dcm(dcms[:, 0]) if len(t) else np.zeros((0, 3)),
+                joint_wrenches=jw, child_on_parent=cw, energy=energy, linear_momentum=lin, angular_momentum=ang,
+                center_of_mass=center_of_mass(model, q))
