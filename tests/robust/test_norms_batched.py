@@ -195,3 +195,37 @@ def test_badly_scaled_systems_are_attained_and_not_exceeded_on_a_fine_grid():
         grid = np.geomspace(1e-3 * poles.min(), 1e3 * poles.max(), 4000)
         assert sigma(grid).max() <= value * (1 + 1e-9), trial
         assert value >= slycot_hinf(A, B, C, D) * (1 - 1e-8), trial
+
+
+def test_interior_peak_barely_above_the_feedthrough_is_found():
+    """An interior peak only 8e-5 above ||D|| (the weighted PID loop of the structured-tuning
+    benchmark: [W_S S; 0.1 K S] with G = 1/(s+1)^3, K = PID at Kp = 1.3714, Ki = 0.5305,
+    Kd = 0.6601, filter 0.1 s; W_S = (s/2 + 0.5)/(s + 0.005)).
+
+    Before the extended-pencil test, hinfnorm returned ||D|| = 0.941059 (the Hamiltonian at a
+    level that close to ||D|| inverts a nearly singular D^T D - level^2 I, and its eigenvalues
+    missed the crossing); the true norm is 0.941136 at 0.858 rad/s. Compared with slycot
+    ab13dd (independent) to 1e-8 relative (the agreement this file asks everywhere) and with
+    a dense grid, which can only be below the true peak.
+    """
+    import control
+    from slycot import ab13dd
+
+    s = control.tf("s")
+    plant = 1 / (s + 1) ** 3
+    kp, ki, kd = 1.3714, 0.5305, 0.6601
+    pid = (kp * s * (0.1 * s + 1) + ki * (0.1 * s + 1) + kd * s * s) / (s * (0.1 * s + 1))
+    weight = (s / 2 + 0.5) / (s + 0.005)
+    sens = control.minreal(1 / (1 + plant * pid), tol=1e-6, verbose=False)
+    top = control.minreal(weight * sens, tol=1e-6, verbose=False)
+    bottom = control.minreal(0.1 * pid * sens, tol=1e-6, verbose=False)
+    loop = control.ss(control.tf([[top.num[0][0]], [bottom.num[0][0]]], [[top.den[0][0]], [bottom.den[0][0]]]))
+    n = loop.A.shape[0]
+    reference = ab13dd("C", "I", "N", "D", n, 1, 2, loop.A, np.eye(n), loop.B, loop.C, loop.D)[0]
+    result = hinfnorm(loop)
+    assert abs(result.value - reference) <= 1e-8 * reference
+    assert result.value > np.linalg.norm(loop.D) * (1 + 5e-5)  # not the feedthrough level
+    w = np.linspace(0.5, 1.2, 20001)
+    grid = np.linalg.norm(loop(1j * w)[:, 0, :], axis=0).max()
+    assert grid <= result.value * (1 + 1e-12)
+    assert abs(result.peak_frequency - 0.858) < 5e-3

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 from scipy.linalg import solve_continuous_lyapunov
 
 from satdyn.spatial._checks import as_float_array
@@ -247,6 +248,34 @@ def _crossing_frequencies(H):
     return np.sort(freqs, axis=1)  # NaNs last
 
 
+# Levels within this relative distance of ||D|| are tested with the extended pencil.
+_NEAR_FEEDTHROUGH = 1e-3
+
+
+def _crossing_frequencies_pencil(A, B, C, D, level):
+    """Sorted frequencies w >= 0 where ``level`` is a singular value of G(jw), one system.
+
+    The extended pencil s E - H_ext, E = diag(I_n, I_n, 0, 0),
+    H_ext = [[A, 0, B, 0], [0, -A^T, 0, -C^T], [C, 0, D, -level I], [0, B^T, -level I, D^T]],
+    has a finite eigenvalue s = jw exactly when G(jw) u = level v and G(jw)^H v = level u:
+    the Bruinsma-Steinbuch test without the inverse of (D^T D - level^2 I), solved by QZ
+    (backward stable). Imaginary eigenvalues are accepted with the dense test's relative
+    band 1e-7.
+    """
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    Z = np.zeros
+    H = np.block([[A, Z((n, n)), B, Z((n, p))],
+                  [Z((n, n)), -A.T, Z((n, m)), -C.T],
+                  [C, Z((p, n)), D, -level * np.eye(p)],
+                  [Z((m, n)), B.T, -level * np.eye(m), D.T]])
+    E = np.diag(np.concatenate([np.ones(2 * n), np.zeros(m + p)]))
+    alpha, beta = scipy.linalg.eigvals(H, E, homogeneous_eigvals=True)
+    finite = np.abs(beta) > 1e3 * np.finfo(float).eps * np.abs(alpha)
+    lam = alpha[finite] / beta[finite]
+    imag_axis = np.abs(lam.real) <= 1e-7 * np.maximum(1.0, np.abs(lam))
+    return np.sort(np.abs(lam[imag_axis].imag))
+
+
 def _response_and_slope(A, B, C, D, omega, modal):
     """G(jw) and dG/dw (N, p, m) at one frequency per system (modal form where ``ok``)."""
     poles, residues, ok = modal
@@ -361,6 +390,19 @@ def _hinf_chunk(A, B, C, D, tol, max_iterations):
             break
         level = (1 + 2 * tol) * gamma[act]
         freqs = _crossing_frequencies(_hamiltonian(A[act], B[act], C[act], D[act], level))
+        # Near the feedthrough level the Hamiltonian needs (D^T D - level^2 I)^-1, which is
+        # nearly singular: its eigenvalues are then too inaccurate to see a crossing of an
+        # interior peak that rises barely above ||D|| (a PID loop: 0.941136 at 0.858 rad/s
+        # against ||D|| = 0.941059 was missed). The extended pencil needs no inverse.
+        near = np.flatnonzero(level <= (1 + _NEAR_FEEDTHROUGH) * sD[act])
+        if near.size:
+            extended = [_crossing_frequencies_pencil(A[a], B[a], C[a], D[a], lv)
+                        for a, lv in zip(act[near], level[near])]
+            width = max(freqs.shape[1], max(e.size for e in extended))
+            freqs = np.pad(freqs, ((0, 0), (0, width - freqs.shape[1])), constant_values=np.nan)
+            for row, e in zip(near, extended):
+                freqs[row] = np.nan
+                freqs[row, :e.size] = e
         count = np.sum(np.isfinite(freqs), axis=1)
         done = count == 0
         # Mid-points of consecutive crossing frequencies (or the single crossing itself).
