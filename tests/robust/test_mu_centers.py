@@ -126,9 +126,12 @@ def test_refined_bound_with_full_blocks_matches_the_lmi_optimum(seed):
     result = mussv(M, blocks, lower=False, refine=True)
     reference = np.array([lmi_upper_bound(Mi, structure, tol=1e-7) for Mi in M])
     assert np.all(np.abs(result.upper - reference) <= 1e-3 * reference), (result.upper, reference)
-    assert np.all(result.upper <= fast.upper * (1 + 1e-12))
     # (the descent alone stalled 1-2 % high here until it ran on M / ||M||; now it is within
-    # 1e-3 as well, and the refinement must still not lose anything)
+    # 1e-3 as well). For a few small matrices refine=True starts the method of centres from
+    # Osborne's scalings, not from the descent (``direct_start``): both runs converge to the
+    # accuracy asked (1e-4 on beta^2, i.e. ~5e-5 on beta), so neither may be above the other
+    # by more than that
+    assert np.all(result.upper <= fast.upper * (1 + 1e-4))
     sc = result.scalings
     assert np.all(certificate_residual(M, sc.Dz, sc.G, result.upper, sc.Dw) <= 1e-9)
     full_z, full_w = structure.z_slices[1], structure.w_slices[1]

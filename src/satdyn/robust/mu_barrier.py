@@ -182,27 +182,33 @@ def _pencil_max(M, Dz, Dw, G, level_w=None):
         return out
     M, Dz, Dw, G = M[finite], Dz[finite], Dw[finite], G[finite]
     MH = np.conj(np.swapaxes(M, 1, 2))
-    H = _hermitian_part(MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
-    ok = np.ones(M.shape[0], bool)
+    H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
+    out[finite] = _level_of(H, Dw, level_w)
+    return out
+
+
+def _level_of(H, Dw, level_w=None):
+    """``_pencil_max`` from H(D, G) (F, m, m) and D_w (F, m, m) (finite rows)."""
+    H = _hermitian_part(H)
+    ok = np.ones(H.shape[0], bool)
     if level_w is not None and not np.all(level_w):
         lv, nl = np.flatnonzero(level_w), np.flatnonzero(~np.asarray(level_w))
         # D > 0 on the N blocks too: Q > 0 alone would admit an indefinite D (no certificate)
         _, ok = _cholesky(Dw[:, nl][:, :, nl])
         LQ, okQ = _cholesky(Dw[:, nl][:, :, nl] - H[:, nl][:, :, nl])
         ok &= okQ
-        X = np.zeros((M.shape[0], nl.size, lv.size), complex)
+        X = np.zeros((H.shape[0], nl.size, lv.size), complex)
         if np.any(ok):
             X[ok] = np.linalg.solve(LQ[ok], H[ok][:, nl][:, :, lv])   # LQ^-1 H_NL
         H = H[:, lv][:, :, lv] + np.conj(np.swapaxes(X, 1, 2)) @ X
         Dw = Dw[:, lv][:, :, lv]
     L, okD = _cholesky(Dw)
     ok &= okD
-    lam = np.full(M.shape[0], np.inf)
+    lam = np.full(H.shape[0], np.inf)
     if np.any(ok):
         Linv = np.linalg.inv(L[ok])
         lam[ok] = np.linalg.eigvalsh(_hermitian_part(Linv @ H[ok] @ np.conj(np.swapaxes(Linv, 1, 2))))[:, -1]
-    out[finite] = lam
-    return out
+    return lam
 
 
 def _cholesky(X):
