@@ -80,7 +80,7 @@ class Timer:
         self.cpu = time.process_time() - self.cpu
 
 
-SIZES = ((4, 2, 2), (10, 2, 5), (20, 2, 10))   # (channels, repeat, parameters)
+SIZES = ((4, 2, 2), (10, 2, 5), (20, 2, 10), (60, 6, 10))   # (channels, repeat, parameters)
 
 
 def per_size(repeats=3):

@@ -230,6 +230,25 @@ def _cholesky(X):
 
 
 
+def _barrier_start(H, Dw, t, level_w, p):
+    """Cholesky factors and value of phi_t = -log det F_t - log det D_w; empty grad, Hessian.
+
+    Returns value (F,) (inf where infeasible), grad (F, p), hess (F, p, p) zeros, ok (F,),
+    rows (the feasible ones), and the factors L of F_t and L_D of D_w on those rows.
+    """
+    F = H.shape[0]
+    level_rows = np.where(level_w[None, :], t[:, None], 1.0)       # (F, m)
+    L, ok = _cholesky(level_rows[:, :, None] * Dw - H)
+    LD, okD = _cholesky(Dw)  # block-diagonal D_w > 0 <=> every D_i > 0 and d_i > 0
+    ok &= okD
+    value = np.full(F, np.inf)
+    rows = np.flatnonzero(ok)
+    Lr, LDr = L[rows], LD[rows]
+    value[rows] = (-2.0 * np.sum(np.log(np.real(np.diagonal(Lr, axis1=1, axis2=2))), axis=1)
+                   - 2.0 * np.sum(np.log(np.real(np.diagonal(LDr, axis1=1, axis2=2))), axis=1))
+    return value, np.zeros((F, p)), np.zeros((F, p, p)), ok, rows, Lr, LDr
+
+
 def _barrier_terms(M, layout, y, t):
     """Barrier value (F,), gradient (F, p), Hessian (F, p, p) and feasibility (F,).
 
@@ -239,21 +258,11 @@ def _barrier_terms(M, layout, y, t):
     F = y.shape[0]
     Dz, Dw, G = layout.assemble(y)
     MH = np.conj(np.swapaxes(M, 1, 2))
-    level_rows = np.where(layout.level_w[None, :], t[:, None], 1.0)       # (F, m)
-    Ft = level_rows[:, :, None] * Dw - (MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
-    L, ok = _cholesky(Ft)
-    LD, okD = _cholesky(Dw)  # block-diagonal D_w > 0 <=> every D_i > 0 and d_i > 0
-    ok &= okD
-    value = np.full(F, np.inf)
+    H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
     p = layout.size
-    grad = np.zeros((F, p))
-    hess = np.zeros((F, p, p))
-    if not np.any(ok):
+    value, grad, hess, ok, rows, Lr, LDr = _barrier_start(H, Dw, t, layout.level_w, p)
+    if rows.size == 0:
         return value, grad, hess, ok
-    rows = np.flatnonzero(ok)
-    Lr, LDr = L[rows], LD[rows]
-    value[rows] = -2.0 * np.sum(np.log(np.real(np.diagonal(Lr, axis1=1, axis2=2))), axis=1) \
-        - 2.0 * np.sum(np.log(np.real(np.diagonal(LDr, axis1=1, axis2=2))), axis=1)
     Linv = np.linalg.inv(Lr)
     Sr = np.conj(np.swapaxes(Linv, 1, 2)) @ Linv
     LDinv = np.linalg.inv(LDr)

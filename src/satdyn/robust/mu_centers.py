@@ -295,11 +295,17 @@ def direct_start(M, structure, max_rows: int = 16):
 
     For small structures (dense barrier, ``mu_dense``) and a few matrices, the soft-max
     descent costs more than the Newton steps it saves (one 10-channel matrix: ~65 ms of
-    descent, mostly Python overhead, against ~20 more Newton steps of ~0.25 ms). Returns
+    descent, mostly Python overhead, against ~20 more Newton steps of ~0.25 ms); up to 12
+    channels that holds for any number of matrices. Returns
     ``(upper (F,), DGScalings)`` (D = d_i I per block, G = 0, certified), or None where the
     descent should run (many matrices share its cost; large structures).
     """
-    if M.shape[0] > max_rows or not (USE_DENSE and dense_applies(_CentersLayout(structure))):
+    if not (USE_DENSE and dense_applies(_CentersLayout(structure))):
+        return None
+    # many matrices share the descent's overhead: it pays off from ~20 channels, where its
+    # start saves Newton steps of ~1 ms (bench_mu, 20 frequencies: 4 channels 21 -> 5.8 ms
+    # per frequency from Osborne, 10 channels 29 -> 23, 20 channels 134 -> 193)
+    if M.shape[0] > max_rows and structure.m > 12:
         return None
     d = osborne_scalings(M, structure)
     F = M.shape[0]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mu_barrier import _cholesky, _level_of, _CentersLayout
+from .mu_barrier import _barrier_start, _level_of, _CentersLayout
 
 __all__ = ["DENSE_LIMIT", "DenseBarrier", "dense_applies"]
 
@@ -90,19 +90,9 @@ class DenseBarrier:
         """Barrier value (R,), gradient (R, p), Hessian (R, p, p), feasibility (R,)."""
         R, p = y.shape
         Dw, H = self._matrices(rows, y)
-        level_rows = np.where(self.level_w[None, :], t[:, None], 1.0)
-        L, ok = _cholesky(level_rows[:, :, None] * Dw - H)
-        LD, okD = _cholesky(Dw)
-        ok &= okD
-        value = np.full(R, np.inf)
-        grad = np.zeros((R, p))
-        hess = np.zeros((R, p, p))
-        if not np.any(ok):
+        value, grad, hess, ok, k, Lk, LDk = _barrier_start(H, Dw, t, self.level_w, p)
+        if k.size == 0:
             return value, grad, hess, ok
-        k = np.flatnonzero(ok)
-        Lk, LDk = L[k], LD[k]
-        value[k] = (-2.0 * np.sum(np.log(np.real(np.diagonal(Lk, axis1=1, axis2=2))), axis=1)
-                    - 2.0 * np.sum(np.log(np.real(np.diagonal(LDk, axis1=1, axis2=2))), axis=1))
         c = np.where(self.param_level[None, :], t[k, None], 1.0)               # (K, p)
         A = c[:, :, None, None] * self.Ew[None] - self.Q[rows[k]]              # (K, p, m, m)
         Li = np.linalg.inv(Lk)[:, None]
