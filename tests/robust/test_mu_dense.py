@@ -15,21 +15,14 @@ from satdyn.robust.mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
 from satdyn.robust.mu_dense import DenseBarrier, dense_applies
 from satdyn.robust.structure import BlockStructure
 
-from test_mu_centers import BARRIER_CASES
+from test_mu_centers import BARRIER_CASES, barrier_problem
 
 
 @pytest.mark.parametrize("case", list(BARRIER_CASES))
 def test_dense_barrier_equals_the_kronecker_assembly(case):
-    blocks, level = BARRIER_CASES[case]
-    rng = np.random.default_rng(1)
-    structure = BlockStructure.parse(blocks)
-    F, n, m = 3, structure.n, structure.m
-    M = 0.1 * (rng.standard_normal((F, n, m)) + 1j * rng.standard_normal((F, n, m)))
-    layout = _CentersLayout(structure, level)
+    M, layout, y, t = barrier_problem(case, 1, 3)
+    F = M.shape[0]
     assert dense_applies(layout)
-    eye = np.broadcast_to(np.eye(n), (F, n, n)).astype(complex)
-    y = layout.pack(eye, 0.1 * np.broadcast_to(np.eye(m, n), (F, m, n))) + 0.05 * rng.standard_normal((F, layout.size))
-    t = 1.5 * _pencil_max(M, *layout.assemble(y), layout.level_w)
     dense = DenseBarrier(layout, M)
     rows = np.arange(F)
     assert np.allclose(dense.level(rows, y), t / 1.5, rtol=1e-9)
