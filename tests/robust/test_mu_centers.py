@@ -46,17 +46,23 @@ BARRIER_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(BARRIER_CASES))
-def test_barrier_gradient_and_hessian_match_finite_differences(case):
+def barrier_problem(case, seed, F):
+    """(M (F, n, m), layout, y (F, p), t (F,)) of a BARRIER_CASES case, t at 1.5x the level."""
     blocks, level = BARRIER_CASES[case]
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     structure = BlockStructure.parse(blocks)
-    F, n, m = 2, structure.n, structure.m
+    n, m = structure.n, structure.m
     M = 0.1 * (rng.standard_normal((F, n, m)) + 1j * rng.standard_normal((F, n, m)))  # F_t > 0 on N
     layout = _CentersLayout(structure, level)
     eye = np.broadcast_to(np.eye(n), (F, n, n)).astype(complex)
     y = layout.pack(eye, 0.1 * np.broadcast_to(np.eye(m, n), (F, m, n))) + 0.05 * rng.standard_normal((F, layout.size))
     t = 1.5 * _pencil_max(M, *layout.assemble(y), layout.level_w)
+    return M, layout, y, t
+
+
+@pytest.mark.parametrize("case", list(BARRIER_CASES))
+def test_barrier_gradient_and_hessian_match_finite_differences(case):
+    M, layout, y, t = barrier_problem(case, 0, 2)
     assert np.all(np.isfinite(t)) and np.all(t > 0)
     value, grad, hess, ok = _barrier_terms(M, layout, y, t)
     assert np.all(ok)
@@ -126,9 +132,12 @@ def test_refined_bound_with_full_blocks_matches_the_lmi_optimum(seed):
     result = mussv(M, blocks, lower=False, refine=True)
     reference = np.array([lmi_upper_bound(Mi, structure, tol=1e-7) for Mi in M])
     assert np.all(np.abs(result.upper - reference) <= 1e-3 * reference), (result.upper, reference)
-    assert np.all(result.upper <= fast.upper * (1 + 1e-12))
     # (the descent alone stalled 1-2 % high here until it ran on M / ||M||; now it is within
-    # 1e-3 as well, and the refinement must still not lose anything)
+    # 1e-3 as well). For a few small matrices refine=True starts the method of centres from
+    # Osborne's scalings, not from the descent (``direct_start``): both runs converge to the
+    # accuracy asked (1e-4 on beta^2, i.e. ~5e-5 on beta), so neither may be above the other
+    # by more than that
+    assert np.all(result.upper <= fast.upper * (1 + 1e-4))
     sc = result.scalings
     assert np.all(certificate_residual(M, sc.Dz, sc.G, result.upper, sc.Dw) <= 1e-9)
     full_z, full_w = structure.z_slices[1], structure.w_slices[1]

@@ -132,16 +132,23 @@ def test_purely_real_against_brute_force(sizes, seed):
 
 
 def test_batch_over_frequencies_and_lmi_cross_check():
-    # A stack of matrices (one per frequency) gives the same as one by one; the dedicated descent
-    # agrees with the cvxpy LMI (Clarabel) formulation of the same bound to 1e-4.
+    # A stack of matrices (one per frequency) gives the same peak as one by one; the dedicated
+    # descent agrees with the cvxpy LMI (Clarabel) formulation of the same bound to 1e-4.
+    # refine="peak" converges only the rows that decide the maximum: the others keep the
+    # descent's valid bound, above the converged one by at most its accuracy (1e-4 on beta^2
+    # asked, 1e-3 allowed as in test_mu_upper_convergence.py), never below it by more than 1e-5.
     rng = np.random.default_rng(3)
     M = rng.standard_normal((4, 4, 4)) + 1j * rng.standard_normal((4, 4, 4))
     blocks = [real_block(2), complex_block(1), full_block(1)]
     r = mussv(M, blocks, frequencies=np.arange(4.0))
     assert r.upper.shape == (4,) and r.destabilizing_delta.shape == (4, 4, 4)
+    peak = int(np.argmax(r.upper))
     for i in range(4):
         one = mussv(M[i], blocks)
-        assert one.upper == pytest.approx(r.upper[i], rel=1e-5)
+        if i == peak:
+            assert one.upper == pytest.approx(r.upper[i], rel=1e-5)
+        assert one.upper <= r.upper[i] * (1 + 1e-5)
+        assert r.upper[i] <= one.upper * (1 + 1e-3)
         assert_certificate(M[i], r, i)
         if i < 2:
             assert lmi_upper_bound(M[i], blocks) == pytest.approx(r.upper[i], rel=1e-4)

@@ -182,27 +182,33 @@ def _pencil_max(M, Dz, Dw, G, level_w=None):
         return out
     M, Dz, Dw, G = M[finite], Dz[finite], Dw[finite], G[finite]
     MH = np.conj(np.swapaxes(M, 1, 2))
-    H = _hermitian_part(MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
-    ok = np.ones(M.shape[0], bool)
+    H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
+    out[finite] = _level_of(H, Dw, level_w)
+    return out
+
+
+def _level_of(H, Dw, level_w=None):
+    """``_pencil_max`` from H(D, G) (F, m, m) and D_w (F, m, m) (finite rows)."""
+    H = _hermitian_part(H)
+    ok = np.ones(H.shape[0], bool)
     if level_w is not None and not np.all(level_w):
         lv, nl = np.flatnonzero(level_w), np.flatnonzero(~np.asarray(level_w))
         # D > 0 on the N blocks too: Q > 0 alone would admit an indefinite D (no certificate)
         _, ok = _cholesky(Dw[:, nl][:, :, nl])
         LQ, okQ = _cholesky(Dw[:, nl][:, :, nl] - H[:, nl][:, :, nl])
         ok &= okQ
-        X = np.zeros((M.shape[0], nl.size, lv.size), complex)
+        X = np.zeros((H.shape[0], nl.size, lv.size), complex)
         if np.any(ok):
             X[ok] = np.linalg.solve(LQ[ok], H[ok][:, nl][:, :, lv])   # LQ^-1 H_NL
         H = H[:, lv][:, :, lv] + np.conj(np.swapaxes(X, 1, 2)) @ X
         Dw = Dw[:, lv][:, :, lv]
     L, okD = _cholesky(Dw)
     ok &= okD
-    lam = np.full(M.shape[0], np.inf)
+    lam = np.full(H.shape[0], np.inf)
     if np.any(ok):
         Linv = np.linalg.inv(L[ok])
         lam[ok] = np.linalg.eigvalsh(_hermitian_part(Linv @ H[ok] @ np.conj(np.swapaxes(Linv, 1, 2))))[:, -1]
-    out[finite] = lam
-    return out
+    return lam
 
 
 def _cholesky(X):
@@ -224,6 +230,25 @@ def _cholesky(X):
 
 
 
+def _barrier_start(H, Dw, t, level_w, p):
+    """Cholesky factors and value of phi_t = -log det F_t - log det D_w; empty grad, Hessian.
+
+    Returns value (F,) (inf where infeasible), grad (F, p), hess (F, p, p) zeros, ok (F,),
+    rows (the feasible ones), and the factors L of F_t and L_D of D_w on those rows.
+    """
+    F = H.shape[0]
+    level_rows = np.where(level_w[None, :], t[:, None], 1.0)       # (F, m)
+    L, ok = _cholesky(level_rows[:, :, None] * Dw - H)
+    LD, okD = _cholesky(Dw)  # block-diagonal D_w > 0 <=> every D_i > 0 and d_i > 0
+    ok &= okD
+    value = np.full(F, np.inf)
+    rows = np.flatnonzero(ok)
+    Lr, LDr = L[rows], LD[rows]
+    value[rows] = (-2.0 * np.sum(np.log(np.real(np.diagonal(Lr, axis1=1, axis2=2))), axis=1)
+                   - 2.0 * np.sum(np.log(np.real(np.diagonal(LDr, axis1=1, axis2=2))), axis=1))
+    return value, np.zeros((F, p)), np.zeros((F, p, p)), ok, rows, Lr, LDr
+
+
 def _barrier_terms(M, layout, y, t):
     """Barrier value (F,), gradient (F, p), Hessian (F, p, p) and feasibility (F,).
 
@@ -233,21 +258,11 @@ def _barrier_terms(M, layout, y, t):
     F = y.shape[0]
     Dz, Dw, G = layout.assemble(y)
     MH = np.conj(np.swapaxes(M, 1, 2))
-    level_rows = np.where(layout.level_w[None, :], t[:, None], 1.0)       # (F, m)
-    Ft = level_rows[:, :, None] * Dw - (MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2))))
-    L, ok = _cholesky(Ft)
-    LD, okD = _cholesky(Dw)  # block-diagonal D_w > 0 <=> every D_i > 0 and d_i > 0
-    ok &= okD
-    value = np.full(F, np.inf)
+    H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
     p = layout.size
-    grad = np.zeros((F, p))
-    hess = np.zeros((F, p, p))
-    if not np.any(ok):
+    value, grad, hess, ok, rows, Lr, LDr = _barrier_start(H, Dw, t, layout.level_w, p)
+    if rows.size == 0:
         return value, grad, hess, ok
-    rows = np.flatnonzero(ok)
-    Lr, LDr = L[rows], LD[rows]
-    value[rows] = -2.0 * np.sum(np.log(np.real(np.diagonal(Lr, axis1=1, axis2=2))), axis=1) \
-        - 2.0 * np.sum(np.log(np.real(np.diagonal(LDr, axis1=1, axis2=2))), axis=1)
     Linv = np.linalg.inv(Lr)
     Sr = np.conj(np.swapaxes(Linv, 1, 2)) @ Linv
     LDinv = np.linalg.inv(LDr)

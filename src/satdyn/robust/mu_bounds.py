@@ -25,7 +25,7 @@ from satdyn.spatial._checks import as_float_array
 from .checks import check_bool, check_callable, check_fraction, check_int
 from .lfr_access import lfr_to_mdelta, simplified
 from .mu_branch import tighten_real_upper
-from .mu_centers import needs_refinement, refine_rows, refine_supremum
+from .mu_centers import direct_start, needs_refinement, refine_rows, refine_supremum
 from .mu_lower import mu_lower_bound
 from .mu_upper import DGScalings, mu_upper_bound, osborne_scalings
 from .structure import BlockStructure, real_block
@@ -168,7 +168,11 @@ def mussv(M, blocks=None, frequencies=None, *, lower: bool = True, accuracy: flo
         if not np.all(np.isfinite(frequencies)) or np.any(frequencies < 0):
             raise ValueError("`frequencies` must be finite and >= 0 (rad/s)")
     flat = array.reshape((-1,) + array.shape[-2:])
-    upper, scalings, _ = mu_upper_bound(flat, structure, iterations=iterations, accuracy=accuracy)
+    start = direct_start(flat, structure) if refine is True and needs_refinement(structure) else None
+    if start is None:
+        upper, scalings, _ = mu_upper_bound(flat, structure, iterations=iterations, accuracy=accuracy)
+    else:   # a few small matrices, all to be converged: the method of centres from Osborne
+        upper, scalings = start
     if refine is not False and needs_refinement(structure):
         if refine is True:
             upper, scalings = refine_rows(flat, structure, upper, scalings, np.arange(flat.shape[0]),

@@ -34,9 +34,10 @@ from scipy.linalg import solve_triangular
 
 from .mu_barrier import _barrier_terms, _CentersLayout, _pencil_max
 from .mu_certify import DGScalings, certify_scalings
-from .mu_upper import _balancing, _herm_t, mu_upper_bound
+from .mu_dense import DenseBarrier, dense_applies
+from .mu_upper import _balancing, _herm_t, mu_upper_bound, osborne_scalings
 
-__all__ = ["centers_upper_bound", "needs_refinement", "refine_rows", "refine_supremum"]
+__all__ = ["centers_upper_bound", "direct_start", "needs_refinement", "refine_rows", "refine_supremum"]
 
 
 def _newton_direction(grad, hess, c):
@@ -48,8 +49,9 @@ def _newton_direction(grad, hess, c):
     H = hess + 1e-12 * diag[:, :, None] * np.eye(p)
     rhs = np.stack([grad, np.broadcast_to(c, grad.shape)], axis=2)
     try:
-        L = np.linalg.cholesky(H)
-        sol = _cho_solve(L, rhs)
+        np.linalg.cholesky(H)   # positive definite (else the per-row fallback flags the row)
+        # one batched solve: per-row triangular solves cost more in Python than in flops
+        sol = np.linalg.solve(H, rhs)
     except np.linalg.LinAlgError:
         sol = np.full(rhs.shape, np.nan)
         for k in range(F):
@@ -128,6 +130,9 @@ def centers_upper_bound(M, structure, Dz0, G0, *, level_blocks=None, accuracy: f
     out_G = np.empty((F, structure.m, structure.n), complex)
     out_err = np.empty(F)
     out_steps = np.empty(F, dtype=int)
+    if USE_DENSE and dense_applies(layout):
+        # small problems: a step's cost is Python overhead, shared by the rows of a chunk
+        chunk = max(chunk, 16)
     for start in range(0, F, chunk):
         sl = slice(start, min(start + chunk, F))
         out_lam[sl], y, out_err[sl], out_steps[sl] = _centers_chunk(
@@ -155,12 +160,26 @@ GAP = 1e-2
 RESTARTS = 3
 
 
-def _level(M, layout, y):
-    return _pencil_max(M, *layout.assemble(y), layout.level_w)
+class _GenericBarrier:
+    """Barrier terms and levels of a chunk by the Kronecker assembly of ``mu_barrier``."""
+
+    def __init__(self, layout, M):
+        self.layout, self.M = layout, M
+
+    def level(self, rows, y):
+        return _pencil_max(self.M[rows], *self.layout.assemble(y), self.layout.level_w)
+
+    def terms(self, rows, y, t):
+        return _barrier_terms(self.M[rows], self.layout, y, t)
+
+
+# the dense-basis barrier for small structures (``mu_dense``); False forces the Kronecker one
+USE_DENSE = True
 
 
 def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
     F = M.shape[0]
+    barrier = (DenseBarrier if USE_DENSE and dense_applies(layout) else _GenericBarrier)(layout, M)
     c = layout.trace_vector
     m = layout.structure.m
     trace = y @ c
@@ -168,7 +187,7 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
     y[usable] *= (m / trace[usable])[:, None]
     lam = np.full(F, np.inf)
     if np.any(usable):
-        lam[usable] = _level(M[usable], layout, y[usable])
+        lam[usable] = barrier.level(np.flatnonzero(usable), y[usable])
     best_y, best_lam = y.copy(), lam.copy()
     error = np.full(F, np.inf)
     steps = np.zeros(F, dtype=int)
@@ -184,7 +203,7 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
     hess = np.zeros((F, layout.size, layout.size))
     rows = np.flatnonzero(active)
     if rows.size:
-        value[rows], grad[rows], hess[rows], ok = _barrier_terms(M[rows], layout, y[rows], t[rows])
+        value[rows], grad[rows], hess[rows], ok = barrier.terms(rows, y[rows], t[rows])
         active[rows[~ok]] = False
     for _ in range(max_newton):
         rows = np.flatnonzero(active)
@@ -198,14 +217,14 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
         alpha = np.where(finite, np.where(dec > 0.25, 1.0 / (1.0 + dec), 1.0), 0.0)
         dy = np.where(finite[:, None], dy, 0.0)
         y_new = y[rows] + alpha[:, None] * dy
-        v_new, g_new, h_new, ok_new = _barrier_terms(M[rows], layout, y_new, t[rows])
+        v_new, g_new, h_new, ok_new = barrier.terms(rows, y_new, t[rows])
         for _ in range(30):  # safeguard: backtrack when rounding left the domain
             bad = (~ok_new | (v_new > value[rows] + 1e-10 * np.abs(value[rows]))) & (alpha > 1e-10)
             if not np.any(bad):
                 break
             alpha[bad] *= 0.5
             y_new[bad] = y[rows[bad]] + alpha[bad, None] * dy[bad]
-            vb, gb, hb, okb = _barrier_terms(M[rows[bad]], layout, y_new[bad], t[rows[bad]])
+            vb, gb, hb, okb = barrier.terms(rows[bad], y_new[bad], t[rows[bad]])
             v_new[bad], g_new[bad], h_new[bad], ok_new[bad] = vb, gb, hb, okb
         keep = ok_new
         y[rows[keep]], value[rows[keep]] = y_new[keep], v_new[keep]
@@ -216,7 +235,7 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
         centred = rows[(dec < 0.3) & keep & finite]
         if centred.size == 0:
             continue
-        lam_c = _level(M[centred], layout, y[centred])
+        lam_c = barrier.level(centred, y[centred])
         better = lam_c < best_lam[centred]
         best_lam[centred[better]], best_y[centred[better]] = lam_c[better], y[centred[better]]
         # Along the central path lambda_c(t) ~ lambda* + a (t - lambda*) (a < 1): the secant
@@ -254,14 +273,14 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
         prev_t[move], prev_lam[move], prev_y[move] = t[move], lam_c[go], y[move]
         if np.any(use):
             lam_p = np.full(move.size, np.inf)
-            lam_p[use] = _level(M[move[use]], layout, y_pred[use])
+            lam_p[use] = barrier.level(move[use], y_pred[use])
             jump = use & (lam_p < lam_c[go])
             y[move[jump]] = y_pred[jump]
             t_next[jump] = lam_p[jump] + (THETA + 0.25) * (lam_c[go][jump] - lam_p[jump])
             improve = jump & (lam_p < best_lam[move])
             best_lam[move[improve]], best_y[move[improve]] = lam_p[improve], y_pred[improve]
         t[move] = t_next
-        value[move], grad[move], hess[move], ok_move = _barrier_terms(M[move], layout, y[move], t[move])
+        value[move], grad[move], hess[move], ok_move = barrier.terms(move, y[move], t[move])
         active[move[~ok_move]] = False
     return best_lam, best_y, error, steps
 
@@ -269,6 +288,34 @@ def _centers_chunk(M, layout, y, accuracy, max_newton, target=-np.inf):
 def needs_refinement(structure) -> bool:
     """Repeated scalar blocks present: there the soft-max descent stops short of the optimum."""
     return any(b.is_scalar and b.z_size > 1 for b in structure.blocks)
+
+
+def direct_start(M, structure, max_rows: int = 16):
+    """Certified Osborne scalings as the method of centres' start, where that is cheaper.
+
+    For small structures (dense barrier, ``mu_dense``) and a few matrices, the soft-max
+    descent costs more than the Newton steps it saves (one 10-channel matrix: ~65 ms of
+    descent, mostly Python overhead, against ~20 more Newton steps of ~0.25 ms); up to 12
+    channels that holds for any number of matrices. Returns
+    ``(upper (F,), DGScalings)`` (D = d_i I per block, G = 0, certified), or None where the
+    descent should run (many matrices share its cost; large structures).
+    """
+    if not (USE_DENSE and dense_applies(_CentersLayout(structure))):
+        return None
+    # many matrices share the descent's overhead: it pays off from ~20 channels, where its
+    # start saves Newton steps of ~1 ms (bench_mu, 20 frequencies: 4 channels 21 -> 5.8 ms
+    # per frequency from Osborne, 10 channels 29 -> 23, 20 channels 134 -> 193)
+    if M.shape[0] > max_rows and structure.m > 12:
+        return None
+    d = osborne_scalings(M, structure)
+    F = M.shape[0]
+    Dz = np.zeros((F, structure.n, structure.n), complex)
+    Dw = np.zeros((F, structure.m, structure.m), complex)
+    for i, (zs, ws) in enumerate(zip(structure.z_slices, structure.w_slices)):
+        Dz[:, zs, zs] = d[:, i, None, None] * np.eye(zs.stop - zs.start)
+        Dw[:, ws, ws] = d[:, i, None, None] * np.eye(ws.stop - ws.start)
+    level, scalings = certify_scalings(M, structure, Dz, Dw, np.zeros((F, structure.m, structure.n), complex))
+    return np.sqrt(np.maximum(level, 0.0)), scalings
 
 
 def _take(scalings, rows):
@@ -314,8 +361,45 @@ def refine_rows(M, structure, upper, scalings, rows, *, start=None, level_blocks
     return upper, scalings
 
 
+def _neighbour_certificates(M, structure, upper, scalings, refined, todo, level_w, fresh=None):
+    """Try the certificates of the nearest refined rows (by index) on the ``todo`` rows.
+
+    ``fresh`` (F,) bool: the rows refined since the last call; a pair whose refined row is
+    not fresh was tried before and is skipped (default: every refined row is fresh).
+
+    Rows are frequencies in order: the converged (D, G) of a neighbouring frequency usually
+    proves a level close to the optimum here too, at the cost of one certification (no
+    Newton step). Each row keeps the smaller of its own and the neighbours' certified
+    bounds (both valid). Returns new (upper, scalings) (copies).
+    """
+    done = np.flatnonzero(refined)
+    if done.size == 0 or todo.size == 0:
+        return upper, scalings
+    position = np.searchsorted(done, todo)
+    upper = upper.copy()
+    Dz, Dw, G = scalings.Dz.copy(), scalings.Dw.copy(), scalings.G.copy()
+    for side in (position - 1, position):   # nearest refined row below, then above
+        valid = (side >= 0) & (side < done.size)
+        rows, src = todo[valid], done[np.clip(side, 0, done.size - 1)[valid]]
+        # only close neighbours (two rows apart at most): a converged certificate sits on the
+        # boundary of the LMI and proved 5-10 % above the optimum one grid step (9 %) away
+        keep = np.abs(rows - src) <= 2
+        if fresh is not None:
+            keep &= fresh[src]
+        rows, src = rows[keep], src[keep]
+        if rows.size == 0:
+            continue
+        level, found = certify_scalings(M[rows], structure, Dz[src], Dw[src], G[src], level_w)
+        beta = np.sqrt(np.maximum(level, 0.0))
+        better = np.isfinite(beta) & (beta < upper[rows])
+        pick = rows[better]
+        upper[pick] = beta[better]
+        Dz[pick], Dw[pick], G[pick] = found.Dz[better], found.Dw[better], found.G[better]
+    return upper, DGScalings(Dz, Dw, G)
+
+
 def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, accuracy: float = 1e-4,
-                    progress=None):
+                    progress=None, floor: float = 0.0, batch: int = 1):
     """Converge the D-G bound where the supremum over the stack is decided.
 
     The bounds ``upper`` (F,) certified by ``scalings`` are all valid; the largest ones are
@@ -323,22 +407,46 @@ def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, ac
     refined maximum, until no unrefined bound does. So ``max(upper)`` becomes the converged
     D-G bound of the stack; the others stay valid upper bounds.
 
+    Two things keep the number of rows refined small where the curve is flat:
+
+    - certificate reuse: after each batch, the converged scalings of the nearest refined
+      rows (neighbouring frequencies when the rows are a frequency sweep) are certified on
+      the remaining candidates; a candidate they prove below the refined maximum needs no
+      Newton step, and one they merely improve starts its refinement from them;
+    - ``floor``: a known lower bound of the supremum of the D-G bounds (e.g. mu at a
+      frequency where a destabilising parameter vector was found, 1 / its size): rows
+      certified below it cannot decide the maximum and are never refined.
+
+    ``batch`` rows are refined at a time (largest first). One at a time is the default: the
+    refined maximum and the reused certificates then settle the next candidates before
+    they are refined (a batch of 4 refined 4 rows where 1 sufficed on a resonance peak).
+
     Without ``scalings`` (mu only) the descent's scalings are recomputed for the rows refined
-    (and None is returned in their place).
+    (and None is returned in their place; no reuse).
 
     Returns
     -------
     upper : ndarray (F,), scalings : DGScalings (copies, refined rows replaced) or None,
-    refined : bool ndarray (F,)
+    refined : bool ndarray (F,)   the rows the method of centres ran on (its evaluations)
     """
     upper = np.array(upper, dtype=float)
     refined = np.zeros(upper.shape[0], bool)
+    fresh = np.zeros(upper.shape[0], bool)
+    layout_level_w = None
+    if level_blocks is not None:
+        level_w = _CentersLayout(structure, level_blocks).level_w
+        layout_level_w = None if np.all(level_w) else level_w
     while True:
         level = np.max(upper[refined]) if np.any(refined) else -np.inf
+        level = max(level, float(floor))
         todo = np.flatnonzero(~refined & (upper > level))
+        if todo.size and scalings is not None and np.any(refined):
+            upper, scalings = _neighbour_certificates(M, structure, upper, scalings, refined, todo,
+                                                      layout_level_w, fresh)
+            todo = todo[upper[todo] > level]
         if todo.size == 0:
             break
-        pick = todo[np.argsort(upper[todo])[::-1][:4]]
+        pick = todo[np.argsort(upper[todo])[::-1][:batch]]
         start = None
         if scalings is None:
             if level_blocks is not None:
@@ -347,8 +455,10 @@ def refine_supremum(M, structure, upper, scalings=None, *, level_blocks=None, ac
         # a row refined below the current maximum no longer matters: stop it there
         upper, scalings = refine_rows(M, structure, upper, scalings, pick, start=start,
                                       level_blocks=level_blocks, accuracy=accuracy,
-                                      target=level**2 if np.isfinite(level) else -np.inf)
+                                      target=level**2 if np.isfinite(level) and level > 0 else -np.inf)
         refined[pick] = True
+        fresh[:] = False
+        fresh[pick] = True
         if progress is not None:
             progress(int(np.count_nonzero(refined)), int(upper.size), "refining the peak D-G bounds")
     return upper, scalings, refined

@@ -294,8 +294,11 @@ def robust_stability_mdelta(system: MDeltaSystem, *, frequencies=None, progress=
         # repeated parameters: converge the D-G bound where the supremum is decided
         M_all = np.concatenate([system.response(freqs)[:, : system.ndelta, : system.ndelta],
                                 D11[None].astype(complex)])
-        ups, _, _ = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]),
-                                    _concat_scalings(scalings, scalings_inf))
+        # mu >= 1 / t_best at the crossing frequency (on the grid): rows certified below it
+        # cannot decide the supremum (the margin 1e-4 keeps rounding of t_best harmless)
+        floor = (1.0 - 1e-4) / t_best if np.isfinite(t_best) and t_best > 0 else 0.0
+        ups, _, refined = refine_supremum(M_all, structure, np.append(mu_up, mu_inf[0]),
+                                          _concat_scalings(scalings, scalings_inf), floor=floor)
         mu_up, peak = ups[:-1], float(np.max(ups))
     lower = 1.0 / peak if peak > 0 else np.inf
     upper = float(t_best)
