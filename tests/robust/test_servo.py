@@ -75,13 +75,14 @@ def test_published_worst_case_is_on_the_stability_boundary():
 
 @pytest.mark.slow
 def test_robust_stability_matches_the_published_answer():
-    """robust_stability (reduces 9 -> 5 channels): the destabilising vector and the critical
+    """robust_stability on the loop built raw (``auto_simplify(False)``: 9 channels, which the
+    entry point reduces to at most MATLAB's 5): the destabilising vector and the critical
     frequency match the published ones to their digits, and the certified lower margin lies
     in the published interval [LowerBound, UpperBound] (D spans ~1e9 below 1 rad/s on this
     badly scaled loop: the balanced restarts and the scale-free Newton regularisation are
     what make the D-G bound converge there; before, it was 0.77)."""
-    result = robust_stability(servo_closed_loop())
-    assert (result.delta_channels_before, result.delta_channels_after) == (9, 5)
+    result = robust_stability(servo_closed_loop(auto_simplify=False))
+    assert result.delta_channels_before == 9 and result.delta_channels_after <= 5
     assert abs(result.upper - PUBLISHED_MARGIN[1]) <= 5e-5
     assert abs(result.critical_frequency - CRITICAL) <= 5e-3
     for name, value in {"k": 1.5773, "m1": 0.4227, "m2": 0.4227}.items():
