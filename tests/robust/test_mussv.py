@@ -176,3 +176,17 @@ def test_structure_parsing_and_errors():
         mussv(np.eye(2)[None].repeat(3, 0), [complex_block(2)], frequencies=[1.0, 2.0])
     with pytest.raises(ValueError, match="at least one"):
         mussv(np.eye(2), [])
+
+
+def test_lower_bound_verification_ignores_non_finite_candidates():
+    """A candidate Delta with NaN/inf entries (a power-iteration step that divided by ~0)
+    proves nothing: its row reads sigma_min = inf, and the finite rows are verified as usual.
+    LAPACK's SVD raised "SVD did not converge" on such input (seen on random 2x2 stacks in
+    the assembly study). The finite row is checked against numpy's SVD directly."""
+    from satdyn.robust.mu_lower import _verify
+
+    M = np.array([[[0.5, 0.2], [0.1, 0.3]], [[1.0, 0.0], [0.0, 1.0]]], dtype=complex)
+    Delta = np.array([np.eye(2), np.full((2, 2), np.nan)], dtype=complex)
+    sigma = _verify(M, Delta)
+    assert sigma[1] == np.inf
+    assert sigma[0] == np.linalg.svd(np.eye(2) - M[0] @ Delta[0], compute_uv=False)[-1]

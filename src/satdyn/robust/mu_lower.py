@@ -58,9 +58,16 @@ def _sensitivities(M, structure, X, Xinv, j):
 
 
 def _verify(M, Delta):
-    """sigma_min(I - M Delta) (F,) — zero when Delta is destabilising."""
+    """sigma_min(I - M Delta) (F,) — zero when Delta is destabilising; inf where a candidate
+    Delta is not finite (a power-iteration step that divided by ~0 proves nothing, and LAPACK's
+    SVD does not converge on NaN/inf input)."""
     n = M.shape[1]
-    return np.linalg.svd(np.eye(n) - M @ Delta, compute_uv=False)[:, -1]
+    X = np.eye(n) - M @ Delta
+    out = np.full(X.shape[0], np.inf)
+    finite = np.all(np.isfinite(X), axis=(1, 2))
+    if np.any(finite):
+        out[finite] = np.linalg.svd(X[finite], compute_uv=False)[:, -1]
+    return out
 
 
 def _random_parts(structure, F, rng):
