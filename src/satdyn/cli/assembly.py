@@ -35,7 +35,6 @@ def add_arguments(parser) -> None:
                         help="hard constraint: a grid point above VALUE removes the edge (linear units, "
                              "or decibels with a 'dB' suffix, e.g. hinf_wrench=-12dB; mu=1 forbids mu > 1)")
     parser.add_argument("--layout", choices=("B", "A"), default="B", help="tile assembly order (default B)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def _thresholds(items):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..control.arm_study import arm_control_study
 from ..equilibrium.arm import GEOMETRIES
 from ..plotting import plot_arm_control
-from ..runtime import quiet
+from . import positive_float, positive_int, seed
 
 HELP = ("robust LPV controller of the two-link arm under gravity (structured H-infinity tuning over the "
         "angle domain and five uncertain parameters, certified worst case, Fig. 7)")
@@ -16,29 +16,24 @@ def add_arguments(parser) -> None:
                         help="zero configuration of the arm (paper Fig. 3 is missing; default hanging)")
     parser.add_argument("--quick", action="store_true",
                         help="reduced run (< 2 min): nominal training grid, short budget, coarse certification")
-    parser.add_argument("--budget", type=float, default=None, metavar="S",
+    parser.add_argument("--budget", type=positive_float, default=None, metavar="S",
                         help="wall-time budget of the tuning [s] (default 20 quick, 600 full)")
-    parser.add_argument("--rounds", type=int, default=None, metavar="N", help="robust rounds per phase")
-    parser.add_argument("--starts", type=int, default=None, metavar="N", help="random starts of the first tune")
-    parser.add_argument("--hard-margin", type=float, default=0.9, metavar="M",
+    parser.add_argument("--rounds", type=positive_int, default=None, metavar="N", help="robust rounds per phase")
+    parser.add_argument("--starts", type=seed, default=None, metavar="N", help="random starts of the first tune")
+    parser.add_argument("--hard-margin", type=positive_float, default=0.9, metavar="M",
                         help="training bound of the hard goal (default 0.9)")
-    parser.add_argument("--wcgain", type=int, default=None, metavar="N",
+    parser.add_argument("--wcgain", type=int, choices=(0, 1), default=None, metavar="N",
                         help="skew-mu worst-case-gain certificates (0 or 1; default 1 full, 0 quick)")
     parser.add_argument("--checkpoint", default=None, metavar="DIR",
                         help="folder of resumable robust-loop checkpoints")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed of the starts (default 0)")
 
 
 def run(args):
-    for name in ("budget", "rounds", "starts", "wcgain"):
-        v = getattr(args, name)
-        if v is not None and v < (0 if name in ("starts", "wcgain") else 1e-9):
-            raise ValueError(f"--{name} must be {'>= 0' if name in ('starts', 'wcgain') else '> 0'}; got {v}")
-    with quiet(args.quiet):
-        return arm_control_study(args.geometry, quick=args.quick, time_budget_s=args.budget,
-                                 hard_margin=args.hard_margin, rounds=args.rounds, starts=args.starts,
-                                 wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint)
+    # every option is validated by its argparse type before this runs
+    return arm_control_study(args.geometry, quick=args.quick, time_budget_s=args.budget,
+                             hard_margin=args.hard_margin, rounds=args.rounds, starts=args.starts,
+                             wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint)
 
 
 def figures(result):
