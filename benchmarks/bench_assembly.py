@@ -121,7 +121,7 @@ def bench_engines(evaluator, halves):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sample", type=int, default=24, help="half-edges in the engine comparison (default 24)")
+    p.add_argument("--sample", type=int, default=96, help="half-edges in the engine comparison (default 96)")
     p.add_argument("--peer-loops", type=int, default=14, help="closed loops in the peer comparison (default 14)")
     p.add_argument("--full", action="store_true", help="also run the whole plan (long)")
     args = p.parse_args()
