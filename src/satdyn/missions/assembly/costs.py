@@ -85,8 +85,11 @@ def sensitivity_margins(gamma):
 def _frequency_response(A, B, C, D, omega):
     """G(j omega) (K, p, m) of one system by its eigendecomposition (stable, diagonalisable)."""
     lam, V = np.linalg.eig(A)
-    Bt = np.linalg.solve(V, B)
-    Ct = C @ V
+    return _modal_response(lam, C @ V, np.linalg.solve(V, B), D, omega)
+
+
+def _modal_response(lam, Ct, Bt, D, omega):
+    """G(j omega) (K, p, m) from poles lam (n,), C V (p, n), V^-1 B (n, m) and D."""
     resolvent = 1.0 / (1j * omega[:, None] - lam[None, :])            # (K, n)
     return np.einsum("pn,kn,nm->kpm", Ct, resolvent, Bt) + D[None]
 
@@ -188,14 +191,16 @@ def mu_peak(batch: StateSpaceBatch, channels: ClosedLoopChannels, *, points: int
     r = channels.r
     N = batch.A.shape[0]
     peak, where = np.full(N, np.inf), np.full(N, np.nan)
-    stable = np.flatnonzero(np.max(np.linalg.eigvals(batch.A).real, axis=-1) < 0)
+    lam, V = np.linalg.eig(batch.A)                   # once per system: stability and every response
+    stable = np.flatnonzero(np.max(lam.real, axis=-1) < 0)
     if stable.size == 0:
         return peak, where
     B, C, D = batch.B[:, :, channels.w], batch.C[:, channels.z], batch.D[:, channels.z][:, :, channels.w]
+    Ct, Bt = C[stable] @ V[stable], np.linalg.solve(V[stable], B[stable])
 
     def bounds(grids, floor):
         """Upper bounds at per-system frequency lists, one batched mussv call for the rows that matter."""
-        Ms = [_frequency_response(batch.A[i], B[i], C[i], D[i], w) for i, w in zip(stable, grids)]
+        Ms = [_modal_response(lam[i], Ct[k], Bt[k], D[i], w) for k, (i, w) in enumerate(zip(stable, grids))]
         sizes = [w.size for w in grids]
         if not sum(sizes):
             return [np.zeros(0) for _ in grids]
