@@ -184,7 +184,9 @@ def test_mu_peak_pruning_keeps_the_dg_sweep_peak():
         M = _frequency_response(cl.A[i], cl.B[i][:, cch.w], cl.C[i][cch.z], cl.D[i][cch.z, cch.w], w)
         dg = mussv(M[1:], [[-2, 0]], lower=False, refine=False, accuracy=1e-3, iterations=20).upper
         sweep = max(float(dg.max()), float(_real_spectral_radius(M[0].real)))
-        assert 0.2 * (1 - 1e-9) <= up[i] <= sweep * (1 + 1e-12)
+        # the fall-back rows' descent may stop elsewhere in a different batch: its relative
+        # accuracy 1e-3 bounds that difference
+        assert 0.2 * (1 - 1e-9) <= up[i] <= sweep * (1 + 1e-3)
 
 
 def test_real_spectral_radius_defective_and_complex():
