@@ -80,7 +80,7 @@ def bench_peer(evaluator, halves, loops):
     t_peer = time.perf_counter() - t
     n = cl.A.shape[0]
     print(f"per closed loop, {n} loops of node {h.model_key} ({cl.A.shape[1]} states):")
-    print(f"  satdyn (batched H-inf, H2, S_i, mu D-G)       {1e3 * t_ours / n:8.2f} ms")
+    print(f"  satdyn (batched H-inf, H2, S_i, certified mu) {1e3 * t_ours / n:8.2f} ms")
     print(f"  python-control + slycot (AB13DD, AB13MD)      {1e3 * t_peer / n:8.2f} ms")
     print(f"  ratio peer / satdyn                           {t_peer / t_ours:8.2f} x")
     for k, name in enumerate(("hinf_wrench", "h2_wrench", "hinf_sensitivity")):
