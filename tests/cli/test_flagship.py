@@ -167,3 +167,12 @@ def test_rigid_closed_loop_has_the_design_poles():
         attitude_closed_loop(as_lfr(np.eye(6)), J, bandwidth_hz=0)
     with pytest.raises(ValueError, match="rolloff_hz"):
         attitude_closed_loop(as_lfr(np.eye(6)), J, rolloff_hz=-1.0)
+
+
+@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2"])
+def test_assembly_flagship_study_bad_workers(workers):
+    # refused at the boundary, before any model is built
+    from satdyn.demo import assembly_flagship_study
+
+    with pytest.raises(ValueError, match="`workers`"):
+        assembly_flagship_study(workers=workers)
