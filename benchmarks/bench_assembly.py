@@ -80,7 +80,7 @@ def bench_peer(evaluator, halves, loops):
     t_peer = time.perf_counter() - t
     n = cl.A.shape[0]
     print(f"per closed loop, {n} loops of node {h.model_key} ({cl.A.shape[1]} states):")
-    print(f"  satdyn (batched H-inf, H2, S_i, mu D-G)       {1e3 * t_ours / n:8.2f} ms")
+    print(f"  satdyn (batched H-inf, H2, S_i, certified mu) {1e3 * t_ours / n:8.2f} ms")
     print(f"  python-control + slycot (AB13DD, AB13MD)      {1e3 * t_peer / n:8.2f} ms")
     print(f"  ratio peer / satdyn                           {t_peer / t_ours:8.2f} x")
     for k, name in enumerate(("hinf_wrench", "h2_wrench", "hinf_sensitivity")):
@@ -121,7 +121,7 @@ def bench_engines(evaluator, halves):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sample", type=int, default=24, help="half-edges in the engine comparison (default 24)")
+    p.add_argument("--sample", type=int, default=96, help="half-edges in the engine comparison (default 96)")
     p.add_argument("--peer-loops", type=int, default=14, help="closed loops in the peer comparison (default 14)")
     p.add_argument("--full", action="store_true", help="also run the whole plan (long)")
     args = p.parse_args()

@@ -1,6 +1,13 @@
 """The `satdyn demo` studies.
 
-1. The flagship study (``satdyn demo``, :func:`flagship_study`): the SYNTHETIC hub with two
+0. The flagship (``satdyn demo``, :func:`assembly_flagship_study`): the on-orbit assembly of
+   arXiv:2409.06017 section 3 on the F_27 structure -- a three-arm walking robot carries
+   tile 27 from tile 2 (leg R1 docked) to tile 27 (leg R2), planned by BFS and by
+   Dijkstra under four closed-loop costs of the whole flexible spacecraft (H-infinity and
+   H2 of the wrench transfers, the input sensitivity, and mu for the +/-20 % first array
+   mode).  It is :func:`satdyn.missions.assembly.walk_example` with every cost.
+
+1. The hub-and-arrays study (``satdyn demo --hub-arrays``, :func:`flagship_study`): the SYNTHETIC hub with two
    flexible solar arrays on drive mechanisms (model 1 of :mod:`satdyn.titop.models`,
    first array frequencies +/- 20 %) closed by a PD attitude controller (arXiv:2409.06017,
    section 3.1) with a roll-off filter; modes, closed-loop singular values with uncertain
@@ -34,9 +41,36 @@ import numpy as np
 
 from .spatial import composite_inertia, composite_mass_matrix, mass_properties, rigid_mass_matrix, rodrigues
 
-__all__ = ["RigidBodyData", "PanelData", "RigidSpacecraft", "RigidSpacecraftInertia",
+__all__ = ["assembly_flagship_study", "RigidBodyData", "PanelData", "RigidSpacecraft", "RigidSpacecraftInertia",
            "load_rigid_spacecraft", "rigid_spacecraft_inertia", "FlagshipResult", "flagship_study",
            "attitude_closed_loop", "track_modes"]
+
+
+def assembly_flagship_study(*, workers: int | None = None, cache_dir=None, sigma_points: int = 200):
+    """The F_27 assembly walk under the four costs (module docstring, item 0).
+
+    Parameters
+    ----------
+    workers : int, optional
+        Local worker processes (default: the number of CPUs).
+    cache_dir : path, optional
+        On-disk cache of edge metrics (a second run reads them back).
+    sigma_points : int
+        Frequencies of the singular-value plot along both H-infinity paths.
+
+    Returns
+    -------
+    satdyn.missions.assembly.study.AssemblyStudy
+    """
+    import os
+
+    from .missions.assembly import walk_example
+
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"`workers` must be a positive integer; got {workers!r}")
+    return walk_example(workers=workers, cache_dir=cache_dir, sigma_points=sigma_points)
 
 
 @dataclass(frozen=True)

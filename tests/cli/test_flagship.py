@@ -1,6 +1,9 @@
-"""The flagship demo (`satdyn demo`): results.json keys and units, figures, and physics checks.
+"""The demos: `satdyn demo` (the F_27 assembly walk, slow test) and `satdyn demo --hub-arrays`
+(results.json keys and units, figures, and physics checks).
 
-Oracles: the rigid-body closed loop of arXiv:2409.06017 section 3.1 (double pole at -w_att per
+Oracles of the assembly flagship: J_Dijkstra <= J_BFS (the BFS path is feasible in the
+weighted graph), 14 grid points per move, and mu's exact value 0.2 (the array mode loses its
+stiffness at delta = -5, arXiv:2409.06017's mu_max).  Oracles of --hub-arrays: the rigid-body closed loop of arXiv:2409.06017 section 3.1 (double pole at -w_att per
 axis); closed-loop eigenvalues computed directly at the reported parameter values (not
 through mu); the H-infinity norm of the closed loop evaluated at the reported worst-case
 parameters; uniform samples of the box (a certified worst-case upper bound must dominate
@@ -24,7 +27,7 @@ from satdyn.titop.models import hub_two_arrays
 @pytest.fixture(scope="module")
 def flagship(tmp_path_factory):
     out = tmp_path_factory.mktemp("flagship")
-    assert main(["demo", "--samples", "20", "--quiet", "--out", str(out)]) == 0
+    assert main(["demo", "--hub-arrays", "--samples", "20", "--quiet", "--out", str(out)]) == 0
     return out, json.loads((out / "results.json").read_text())
 
 
@@ -34,6 +37,43 @@ def closed_loop():
     plant = hub_two_arrays(uncertain_modes=(0,)).lfr.subs({"array_angle": 0.0})
     J = np.linalg.inv(plant.nominal().dcgain()[3:, 3:])
     return attitude_closed_loop(plant, 0.5 * (J + J.T), 0.02, rolloff_hz=0.3)
+
+
+@pytest.mark.slow
+def test_default_demo_is_the_assembly_walk(tmp_path):
+    # the flagship: ~30 s of CPU on 2 cores, hence slow (the --hub-arrays study covers the
+    # demo frame in the default suite)
+    assert main(["demo", "--quiet", "--workers", "2", "--out", str(tmp_path)]) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["mode"] == "example" and set(res["comparisons"]) == {"hinf_wrench", "h2_wrench",
+                                                                   "hinf_sensitivity", "mu"}
+    for comp in res["comparisons"].values():
+        assert comp["bfs"]["hops"] == 7 and len(comp["bfs"]["trace"]) == 98
+        assert comp["weighted"]["cumulative"] <= comp["bfs"]["cumulative"] * (1 + 1e-12)
+    # every grid point's mu peak is the exact 0.2 (omega = 0), or a D-G bound within 0.1 %
+    mu = np.array(res["comparisons"]["mu"]["weighted"]["trace"])
+    assert np.all((mu >= 0.2 * (1 - 1e-9)) & (mu <= 0.2 * 1.001))
+    for name in ("traces", "plan", "sigma"):
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "cache").is_dir()
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--hub-arrays", "--workers", "2"], "--workers"),
+    (["--rigid", "--workers", "2"], "--workers"),
+    (["--samples", "20"], "--samples"),
+    (["--angles", "10"], "--angles"),
+])
+def test_demo_options_belong_to_their_study(tmp_path, capsys, argv, match):
+    # options of another study are refused before anything runs (exit status 2, option named)
+    assert main(["demo", "--out", str(tmp_path), *argv]) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_demo_studies_are_exclusive(tmp_path, capsys):
+    assert main(["demo", "--rigid", "--hub-arrays", "--out", str(tmp_path)]) == 2
+    assert "--hub-arrays" in capsys.readouterr().err
 
 
 def _keys(tree, prefix=""):
@@ -127,3 +167,12 @@ def test_rigid_closed_loop_has_the_design_poles():
         attitude_closed_loop(as_lfr(np.eye(6)), J, bandwidth_hz=0)
     with pytest.raises(ValueError, match="rolloff_hz"):
         attitude_closed_loop(as_lfr(np.eye(6)), J, rolloff_hz=-1.0)
+
+
+@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2"])
+def test_assembly_flagship_study_bad_workers(workers):
+    # refused at the boundary, before any model is built
+    from satdyn.demo import assembly_flagship_study
+
+    with pytest.raises(ValueError, match="`workers`"):
+        assembly_flagship_study(workers=workers)

@@ -9,7 +9,6 @@ from ..missions.assembly import COSTS, PAPER, full_assembly, walk_example
 from ..missions.assembly.evaluation import HalfEdgeEvaluator
 from ..missions.assembly.models import NodeModelProvider
 from ..plotting.assembly import plot_assembly
-from ..runtime import quiet
 
 HELP = ("on-orbit assembly by a walking robot (arXiv:2409.06017 section 3): BFS vs Dijkstra over the "
         "pick/assemble graphs with H-inf, H2, input-sensitivity and mu edge costs")
@@ -65,10 +64,9 @@ def run(args):
     evaluator = HalfEdgeEvaluator(models=NodeModelProvider(layout=args.layout), costs=costs)
     options = dict(costs=costs, layout=args.layout, workers=workers, scheduler=args.scheduler, cache_dir=cache,
                    thresholds=_thresholds(args.hard))
-    with quiet(args.quiet):
-        if args.full:
-            return full_assembly(evaluator, last=args.last, **options)
-        return walk_example(evaluator, sigma_points=200, **options)
+    if args.full:
+        return full_assembly(evaluator, last=args.last, **options)
+    return walk_example(evaluator, sigma_points=200, **options)
 
 
 def figures(result):

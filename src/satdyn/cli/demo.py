@@ -1,24 +1,35 @@
-"""`satdyn demo`: the flagship study (flexible spacecraft + PD attitude control, robust analysis);
-`satdyn demo --rigid`: composite inertia of a hub with two rigid panels, two routes."""
+"""`satdyn demo`: the flagship study, the F_27 walk of the on-orbit assembly (arXiv:2409.06017
+section 3: BFS vs Dijkstra under the four closed-loop costs, the same study as
+`satdyn assembly --example`); `satdyn demo --hub-arrays`: hub + two flexible solar arrays with
+PD attitude control and robust analysis; `satdyn demo --rigid`: composite inertia of a hub
+with two rigid panels, two routes."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
-from ..demo import FlagshipResult, flagship_study, load_rigid_spacecraft, rigid_spacecraft_inertia
+from ..demo import (FlagshipResult, assembly_flagship_study, flagship_study, load_rigid_spacecraft,
+                    rigid_spacecraft_inertia)
+from ..missions.assembly.study import AssemblyStudy
 from ..plotting import plot_flagship, plot_rigid_spacecraft_inertia
+from . import assembly as assembly_cli
 from . import finite_float, json_file, positive_float, positive_int, seed
 
-HELP = ("flexible spacecraft (hub + two solar arrays, synthetic data) with PD attitude control and roll-off "
-        "filter, first array frequencies +/-20 percent: modes, closed-loop singular values, H-infinity, robust "
-        "stability margin, worst-case gain (--rigid: composite inertia of a rigid hub with two panels)")
+HELP = ("on-orbit assembly by a walking robot (arXiv:2409.06017 section 3), the F_27 walk: BFS vs Dijkstra "
+        "under H-infinity, H2, input-sensitivity and mu edge costs of the flexible spacecraft "
+        "(--hub-arrays: hub + two flexible solar arrays with PD attitude control, robust stability margin and "
+        "worst-case gain; --rigid: composite inertia of a rigid hub with two panels)")
 
 
 _FLAGSHIP_OPTIONS = {"array_angle": "--array-angle", "bandwidth": "--bandwidth", "rolloff": "--rolloff",
                      "samples": "--samples", "seed": "--seed"}
 _RIGID_OPTIONS = {"angles": "--angles", "scenario": "--scenario"}
+_ASSEMBLY_OPTIONS = {"workers": "--workers"}
+_STUDIES = {"assembly": ("the default flagship study (the F_27 assembly walk)", _ASSEMBLY_OPTIONS),
+            "hub_arrays": ("--hub-arrays", _FLAGSHIP_OPTIONS), "rigid": ("--rigid", _RIGID_OPTIONS)}
 
 
 def _angle(text: str) -> float:
@@ -29,30 +40,44 @@ def _angle(text: str) -> float:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--rigid", action="store_true",
-                        help="run the rigid composite-inertia study instead of the flagship study")
+    study = parser.add_mutually_exclusive_group()
+    study.add_argument("--hub-arrays", action="store_true",
+                       help="run the hub + two flexible solar arrays study (PD attitude control, robust analysis) "
+                            "instead of the assembly flagship")
+    study.add_argument("--rigid", action="store_true",
+                       help="run the rigid composite-inertia study instead of the assembly flagship")
+    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                        help="assembly flagship: local worker processes (default: the number of CPUs); edge "
+                             "metrics are cached in <out>/cache, so a second run reads them back")
     parser.add_argument("--array-angle", type=_angle, default=None, metavar="DEG",
-                        help="flagship: drive angle of both solar arrays in degrees, in [-180, 180] (default 0)")
+                        help="--hub-arrays: drive angle of both solar arrays in degrees, in [-180, 180] (default 0)")
     parser.add_argument("--bandwidth", type=positive_float, default=None, metavar="HZ",
-                        help="flagship: attitude controller bandwidth in Hz (default 0.02)")
+                        help="--hub-arrays: attitude controller bandwidth in Hz (default 0.02)")
     parser.add_argument("--rolloff", type=positive_float, default=None, metavar="HZ",
-                        help="flagship: corner frequency of the roll-off filter on the torque command in Hz (default 0.3)")
+                        help="--hub-arrays: corner frequency of the roll-off filter on the torque command in Hz "
+                             "(default 0.3)")
     parser.add_argument("--samples", type=positive_int, default=None, metavar="N",
-                        help="flagship: uncertain samples for the singular values (default 200)")
-    parser.add_argument("--seed", type=seed, default=None, help="flagship: random seed, >= 0 (default 0)")
+                        help="--hub-arrays: uncertain samples for the singular values (default 200)")
+    parser.add_argument("--seed", type=seed, default=None, help="--hub-arrays: random seed, >= 0 (default 0)")
     parser.add_argument("--angles", type=finite_float, nargs="+", metavar="DEG",
                         help="--rigid only: panel angles in degrees (default: the scenario's list, 0..180 by 15)")
     parser.add_argument("--scenario", type=json_file, metavar="FILE",
                         help="--rigid only: rigid spacecraft scenario (JSON, layout of satdyn/data/demo_spacecraft.json)")
 
 
+def _study(args) -> str:
+    return "rigid" if args.rigid else ("hub_arrays" if args.hub_arrays else "assembly")
+
+
 def check(args) -> None:
     """Refuse options the chosen study would ignore."""
-    own, other = (_RIGID_OPTIONS, _FLAGSHIP_OPTIONS) if args.rigid else (_FLAGSHIP_OPTIONS, _RIGID_OPTIONS)
-    for attribute, flag in other.items():
-        if getattr(args, attribute) is not None:
-            mode = "the flagship study (without --rigid)" if args.rigid else "--rigid"
-            raise ValueError(f"{flag} applies only to {mode}")
+    chosen = _study(args)
+    for name, (mode, options) in _STUDIES.items():
+        if name == chosen:
+            continue
+        for attribute, flag in options.items():
+            if getattr(args, attribute) is not None:
+                raise ValueError(f"{flag} applies only to {mode}")
 
 
 def run(args):
@@ -60,6 +85,9 @@ def run(args):
         spacecraft = load_rigid_spacecraft(args.scenario)
         angles = None if args.angles is None else np.deg2rad(args.angles)
         return rigid_spacecraft_inertia(spacecraft, angles)
+    if not args.hub_arrays:
+        out = args.out if args.out is not None else Path("satdyn-out") / "demo"
+        return assembly_flagship_study(workers=args.workers, cache_dir=out / "cache")
     defaults = {"array_angle": 0.0, "bandwidth": 0.02, "rolloff": 0.3, "samples": 200, "seed": 0}
     value = {k: (defaults[k] if getattr(args, k) is None else getattr(args, k)) for k in defaults}
     return flagship_study(array_angle_deg=value["array_angle"], bandwidth_hz=value["bandwidth"],
@@ -67,12 +95,16 @@ def run(args):
 
 
 def figures(result):
+    if isinstance(result, AssemblyStudy):
+        return assembly_cli.figures(result)
     if isinstance(result, FlagshipResult):
         return plot_flagship(result)
     return plot_rigid_spacecraft_inertia(result)
 
 
 def summary(result) -> str:
+    if isinstance(result, AssemblyStudy):
+        return assembly_cli.summary(result)
     if isinstance(result, FlagshipResult):
         rs, wc = result.robust_stability, result.worst_case_gain
         hz = 1.0 / (2.0 * np.pi)

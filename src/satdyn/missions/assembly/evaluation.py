@@ -96,7 +96,7 @@ class HalfEdgeEvaluator:
             "half": repr(half), "models": self.models.identity(), "model": self.models.fingerprint(half.model_key),
             "reach": np.asarray(self.poses.reach(half.pose)).round(15).tolist(), "z": self.poses.z,
             "J": ctl.inertia.round(9).tolist(), "omega": ctl.omega, "damping": ctl.damping,
-            "costs": list(self.costs), "version": 1,
+            "costs": list(self.costs), "version": 2,   # 2: certified mu (costs.mu_peak)
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
