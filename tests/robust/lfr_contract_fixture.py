@@ -1,7 +1,7 @@
 """TEST-ONLY contract fixture: a duck-typed object with exactly the LFR contract's attributes.
 
-satdyn.lfr is developed on another branch; satdyn.robust reads an LFR only through
-/work/wt/LFR_CONTRACT.md (A, B, C, D, blocks[i].parameter / .size, parameter .name,
+satdyn.robust reads an LFR only through a small contract (A, B, C, D, blocks[i].parameter /
+.size, parameter .name,
 .nominal, .range, .kind, .normalize/.denormalize, and lfr.subs). This fixture carries those
 attributes for an explicit M-Delta system so the adapters' unpacking, gridding and
 unit conversion can be tested. It is NOT a model of satdyn.lfr and lives only in tests.
