@@ -9,7 +9,8 @@ Four timings of the same command (``python -m satdyn demo --quiet``, this checko
 it takes one core). The printed ratio loaded / quiet is the issue's goal (<= 1.5x with the
 limit); the peer of each ratio is measured in the same run, with the same settings.
 
-Usage: ``python benchmarks/bench_demo_load.py [--samples N] [--repeat K]``
+Usage: ``python benchmarks/bench_demo_load.py [--hub-arrays [--samples N]] [--repeat K]``
+(default: the flagship, the assembly walk; ``--hub-arrays``: the hub-and-arrays robust study).
 """
 
 from __future__ import annotations
@@ -35,20 +36,20 @@ def _environment(blas_limit: bool) -> dict:
     return env
 
 
-def _run_demo(blas_limit: bool, samples: int) -> float:
+def _run_demo(blas_limit: bool, options: list[str]) -> float:
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "satdyn", "demo", "--quiet", "--samples", str(samples), "--out", out],
+        subprocess.run([sys.executable, "-m", "satdyn", "demo", "--quiet", *options, "--out", out],
                        env=_environment(blas_limit), check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - start
 
 
-def _timed(blas_limit: bool, samples: int, loaded: bool, repeat: int) -> float:
+def _timed(blas_limit: bool, options: list[str], loaded: bool, repeat: int) -> float:
     busy = None
     if loaded:
         busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        return min(_run_demo(blas_limit, samples) for _ in range(repeat))
+        return min(_run_demo(blas_limit, options) for _ in range(repeat))
     finally:
         if busy is not None:
             busy.terminate()
@@ -57,13 +58,16 @@ def _timed(blas_limit: bool, samples: int, loaded: bool, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=200, help="singular-value samples of the demo (default 200)")
+    parser.add_argument("--hub-arrays", action="store_true", help="time the hub-and-arrays study instead of the flagship")
+    parser.add_argument("--samples", type=int, default=200, help="--hub-arrays: singular-value samples (default 200)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting; the fastest counts (default 1)")
     args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}; satdyn demo --samples {args.samples}; best of {args.repeat}")
+    # a fresh cache folder per run (the --out folder): every run computes the whole study
+    options = ["--hub-arrays", "--samples", str(args.samples)] if args.hub_arrays else []
+    print(f"cores: {os.cpu_count()}; satdyn demo {' '.join(options)}; best of {args.repeat}")
     for blas_limit in (True, False):
-        quiet = _timed(blas_limit, args.samples, False, args.repeat)
-        loaded = _timed(blas_limit, args.samples, True, args.repeat)
+        quiet = _timed(blas_limit, options, False, args.repeat)
+        loaded = _timed(blas_limit, options, True, args.repeat)
         label = "with the BLAS limit (default)" if blas_limit else "without it (SATDYN_BLAS_THREADS=none)"
         print(f"{label:40s} quiet {quiet:6.1f} s, loaded {loaded:6.1f} s, ratio {loaded / quiet:4.2f}x (goal <= 1.5x)")
 
