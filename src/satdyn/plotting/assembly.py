@@ -42,7 +42,9 @@ def _traces(study):
         if c.weighted is not None:
             ax.plot(c.weighted.trace, ".-", ms=3, lw=0.7, label=f"weighted  (sum {c.weighted.cumulative:.4g})")
         paper = "" if c.paper_percent is None else f"; paper {c.paper_percent:g} %"
-        ax.set(title=f"{c.label}: BFS {c.percent_higher:+.2f} % vs weighted{paper}", ylabel="per grid point")
+        ax.set(title=f"{c.label}: BFS {c.percent_higher:+.2f} % vs weighted{paper}",
+               ylabel="value per grid point\n(SI, linear)")
+        ax.ticklabel_format(axis="y", useOffset=False)  # mu sits at 0.2000x: no '+2e-1' offset
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     axes[-1].set_xlabel("grid point (14 per move)")
@@ -58,7 +60,8 @@ def _plan(study):
     for ax, (name, path) in zip(axes, [("BFS", ref)] + [(c.cost, c.weighted) for c in comps]):
         for j, (x, y) in enumerate(centres):
             ax.add_patch(_square(x, y))
-            ax.text(x, y, str(j + 1), ha="center", va="center", fontsize=7, color="0.4")
+            # the number in the tile's corner, so the path markers at the centres do not hide it
+            ax.text(x - 0.42, y + 0.40, str(j + 1), ha="left", va="top", fontsize=7, color="0.4")
         ax.add_patch(_square(*study.stack, color="0.75"))
         ax.text(*study.stack, "stack", ha="center", va="center", fontsize=7)
         if path is not None:
