@@ -98,8 +98,13 @@ def _raw_inertial(link):
 def _physical_inertia(name, J, reference, tolerance):
     """J itself if PSD; projected (warning) if within ``tolerance * reference``; else an error."""
     eig, vecs = np.linalg.eigh(J)
-    if eig[0] >= -1e-12 * max(1.0, abs(eig[-1])):  # body()'s own rounding allowance
+    if eig[0] >= 0.0:
         return J
+    if eig[0] >= -1e-12 * max(1.0, abs(eig[-1])):
+        # rounding of the file's frame rotation (R J R^T of a zero or thin inertia): clip
+        # silently, so that the body's own check (relative to its largest moment) sees a PSD
+        # tensor -- iCub has a zero inertia whose rotated copy reads +-1.4e-20 off-diagonal
+        return (vecs * np.maximum(eig, 0.0)) @ vecs.T
     if eig[0] < -tolerance * reference:
         raise ValueError(f"URDF link {name!r}: inertia is not positive semi-definite (principal moments "
                          f"{eig.tolist()} kg m^2, beyond `inertia_tolerance` = {tolerance:g} x {reference:.3g} kg m^2; "
