@@ -186,8 +186,10 @@ class SOFProblem:
         if K.shape != (self.nu, self.ny) or not np.all(np.isfinite(K)):
             raise ValueError(f"`K` must be a finite ({self.nu}, {self.ny}) array for {self.name}; "
                              f"got shape {K.shape}")
-        return (self.A + self.B2 @ K @ self.C2, self.B1 + self.B2 @ K @ self.D21,
-                self.C1 + self.D12 @ K @ self.C2, self.D11 + self.D12 @ K @ self.D21)
+        from satdyn.control.problem import GenPlant  # the tuner's own closing of a static gain
+
+        plant = GenPlant(*(getattr(self, m)[None] for m in _MATRICES))
+        return tuple(M[0] for M in plant.close(K[None]))
 
 
 def sof_problem_names() -> tuple[str, ...]:
