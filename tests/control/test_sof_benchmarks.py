@@ -9,7 +9,11 @@ References, all independent of satdyn's tuner and of its H-infinity norm:
 * lower bound: the full-order H-infinity optimum by the Gahinet-Apkarian LMIs (projection
   lemma), solved by cvxpy/Clarabel. Every SOF value is >= it (a static gain is a full-order
   controller with zero dynamics). The Riccati (DGKF) bisection of tests/control/dgkf.py does
-  not apply: these plants are singular (D21 = 0 or D12' C1 != 0).
+  not apply: the plants are singular (D21 = 0: AC17, HE1, HE2, REA1, REA2) or not in the
+  normalised form it assumes (AC4: D11 != 0, D12' C1 != 0, D12' D12 = 9).
+
+The closed-loop algebra (SOFProblem.closed_loop, the tuner's GenPlant.close) is itself checked
+against python-control's name-based interconnection below.
 
 No published SOF table is quoted: the papers that tabulate COMPleib SOF values (HIFOO,
 hinfstruct benchmarks) could not be read here, so the references are computed.
