@@ -6,12 +6,16 @@
   answer and its source;
 * :mod:`satdyn.examples.models` -- a suite of uncertain models written entry by entry
   (mass-spring-damper chains, a flexible spacecraft with uncertain modes, a DC motor
-  servo, ...) used to check that automatic LFR simplification keeps them near minimal.
+  servo, ...) used to check that automatic LFR simplification keeps them near minimal;
+* :mod:`satdyn.examples.sof` -- COMPleib static-output-feedback H-infinity plants (BSD-3 data
+  from NCAlgebra) with named signals, for :func:`satdyn.control.systune`.
 
 See docs/examples.md.
 """
 
 from .models import user_models
+from .sof import SOFProblem, sof_problem, sof_problem_names
 from .textbook import PublishedAnswer, TextbookProblem, textbook_problems
 
-__all__ = ["PublishedAnswer", "TextbookProblem", "textbook_problems", "user_models"]
+__all__ = ["PublishedAnswer", "TextbookProblem", "textbook_problems", "user_models",
+           "SOFProblem", "sof_problem", "sof_problem_names"]
