@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, numba
+from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, numba
 
 __all__ = ["LANES", "lane_workspace", "lanes_state_derivative"]
 
@@ -51,11 +51,16 @@ else:
         return function
 
 
+@_jit
 def lane_workspace(nb):
     """Scratch arrays of :func:`lanes_state_derivative` for a tree of nb reduced bodies (separate
     allocations: the kernel is compiled with ``noalias``)."""
-    rows = (9 * nb, 3 * nb, 6 * nb, 6 * nb, 6 * nb, 6 * nb, 6 * nb, 6 * nb, 36 * nb, nb, nb, 9, 3, 6, 6, 6, 36, 6, 2)
-    return tuple(np.zeros((r, LANES)) for r in rows)
+    return (np.zeros((9 * nb, LANES)), np.zeros((3 * nb, LANES)), np.zeros((6 * nb, LANES)),
+            np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)),
+            np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)), np.zeros((36 * nb, LANES)), np.zeros((nb, LANES)),
+            np.zeros((nb, LANES)), np.zeros((9, LANES)), np.zeros((3, LANES)), np.zeros((6, LANES)),
+            np.zeros((6, LANES)), np.zeros((6, LANES)), np.zeros((36, LANES)), np.zeros((6, LANES)),
+            np.zeros((2, LANES)))
 
 
 @_lanes_jit

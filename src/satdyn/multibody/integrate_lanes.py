@@ -1,0 +1,293 @@
+"""Lock-step Runge-Kutta integration of many trajectories, LANES at a time (numba, SIMD over states).
+
+:func:`~satdyn.multibody.integrate.integrate_many` integrates trajectories one after the other
+with the single-state kernel. Here LANES (:data:`~satdyn.multibody.compiled_lanes.LANES`)
+trajectories advance together: every stage of the Runge-Kutta pair is one call of the
+batch-last kernel :func:`~satdyn.multibody.compiled_lanes.lanes_state_derivative` and the
+stage combinations, error norms and updates run over the lanes in vector loops. Each lane
+keeps its own time, step size, error norm, acceptance or rejection, and writes its own output
+times by dense output: the rules and the arithmetic are those of
+:mod:`~satdyn.multibody.integrate` (scipy's step control, same Butcher tables, same operation
+order; the lane kernel equals the single-state kernel bit for bit), so every lane takes the
+steps its single run takes and the trajectories equal ``integrate_many``'s -- and follow
+``solve_ivp`` to rounding.
+
+One lock-step iteration is one step attempt of every busy lane. A lane whose trajectory ends
+(or fails: step size below the floating-point resolution) is refilled with the next pending
+initial condition (a work queue), so a batch of M >> LANES keeps the lanes busy; idle lanes
+(queue empty) repeat harmless arithmetic on their last state. DOP853's dense output needs three
+more stages on a step that holds an output time: they are evaluated for all lanes whenever a
+lane needs them (and counted only for the lanes that use them, as in the single run).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiled import _jit, _state_derivative, numba
+from .compiled_lanes import _L, LANES, _lanes_jit, lane_workspace, lanes_state_derivative
+from .integrate import _MAX_FACTOR, _MIN_FACTOR, _SAFETY, TABLEAUS, _dense_from_stages, _initial_step, _interpolate
+
+__all__ = ["integrate_lanes"]
+
+
+@_lanes_jit
+def _combine(x, h, K, coefficients, n_terms, out):
+    """out = x + h (sum_j coefficients[j] K[j]) lane by lane (the stage sums of integrate._advance,
+    same order): x, out (n, LANES), h (LANES,), K (stages, n, LANES)."""
+    n = x.shape[0]
+    for k in range(n):
+        for l in range(_L):
+            out[k, l] = 0.0
+    for j in range(n_terms):
+        a = coefficients[j]
+        for k in range(n):
+            for l in range(_L):
+                out[k, l] += a * K[j, k, l]
+    for k in range(n):
+        for l in range(_L):
+            out[k, l] = x[k, l] + h[l] * out[k, l]
+
+
+@_lanes_jit
+def _error_norms(x, x_new, K, E3, E5, rtol, atol, dop853, h, e3, e5, a3, a5, scale, error):
+    """The error norm of integrate._advance, lane by lane, into error (LANES,)."""
+    n = x.shape[0]
+    for l in range(_L):
+        e3[l] = 0.0
+        e5[l] = 0.0
+    for k in range(n):
+        for l in range(_L):
+            scale[l] = atol + max(abs(x[k, l]), abs(x_new[k, l])) * rtol
+            a3[l] = 0.0
+            a5[l] = 0.0
+        for j in range(E5.size):
+            c5, c3 = E5[j], E3[j]
+            for l in range(_L):
+                a5[l] += c5 * K[j, k, l]
+                a3[l] += c3 * K[j, k, l]
+        for l in range(_L):
+            e5[l] += (a5[l] / scale[l]) ** 2
+            e3[l] += (a3[l] / scale[l]) ** 2
+    for l in range(_L):
+        if dop853:   # scipy's DOP853 norm: combines the 5th- and 3rd-order estimates
+            denominator = e5[l] + 0.01 * e3[l]
+            error[l] = 0.0 if denominator == 0.0 else abs(h[l]) * e5[l] / np.sqrt(denominator * n)
+        else:
+            error[l] = abs(h[l]) * np.sqrt(e5[l] / n)
+
+
+@_lanes_jit
+def _accept(x, f, x_new, f_new, accepted):
+    """x, f <- x_new, f_new in the lanes whose step was accepted."""
+    for k in range(x.shape[0]):
+        for l in range(_L):
+            if accepted[l]:
+                x[k, l] = x_new[k, l]
+                f[k, l] = f_new[k, l]
+
+
+@_jit
+def _load(lane, m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root, ew,
+          x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out):
+    """Start trajectory m in a lane: its state, f = dx/dt and scipy's initial step (single-state
+    kernel: the same arithmetic as the lane kernel)."""
+    n = X0.shape[1]
+    x0 = X0[m].copy()
+    f0 = np.empty(n)
+    _state_derivative(x0, taus[m], nq, ints, geom, inertia, root, ew, f0)
+    h_abs[lane] = _initial_step(x0, f0, times[-1] - times[0], max_step, order, rtol, atol, taus[m], nq,
+                                ints, geom, inertia, root, ew)
+    for k in range(n):
+        x[k, lane] = x0[k]
+        f[k, lane] = f0[k]
+        out[m, 0, k] = x0[k]
+    for k in range(taus.shape[1]):
+        TAU[k, lane] = taus[m, k]
+    t[lane] = times[0]
+    i_out[lane] = 1
+    nfev[lane] = 2
+    fresh[lane] = True
+    lane_m[lane] = m
+
+
+@_jit
+def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
+           nq, ints, geom, inertia, root, ew, ws, out, status):
+    """All trajectories X0 (M, n) through the output times (T,) -> out (M, T, n), status (M,)
+    (nfev, or -1 on failure), LANES at a time in lock step (see module doc)."""
+    M, n = X0.shape
+    nv = taus.shape[1]
+    s = B.size
+    n_extra = A_extra.shape[0]
+    t_bound = times[-1]
+    exponent = -1.0 / (order + 1)
+    x = np.zeros((n, LANES))
+    f = np.zeros((n, LANES))
+    x_new = np.zeros((n, LANES))
+    xs = np.zeros((n, LANES))
+    TAU = np.zeros((nv, LANES))
+    K = np.zeros((s + 1 + n_extra, n, LANES))
+    t = np.zeros(LANES)
+    h = np.zeros(LANES)
+    h_abs = np.zeros(LANES)
+    min_step = np.zeros(LANES)
+    error = np.zeros(LANES)
+    e3, e5, a3, a5, scale = np.zeros(LANES), np.zeros(LANES), np.zeros(LANES), np.zeros(LANES), np.zeros(LANES)
+    i_out = np.zeros(LANES, dtype=np.int64)
+    nfev = np.zeros(LANES, dtype=np.int64)
+    lane_m = np.full(LANES, -1, dtype=np.int64)
+    fresh = np.zeros(LANES, dtype=np.bool_)
+    rejected = np.zeros(LANES, dtype=np.bool_)
+    clamped = np.zeros(LANES, dtype=np.bool_)
+    accepted = np.zeros(LANES, dtype=np.bool_)
+    dense = np.zeros(LANES, dtype=np.bool_)
+    F = np.zeros((3 + Dense.shape[0] if dop853 else Dense.shape[0], n))
+    x_old = np.empty(n)
+    next_m = 0
+    for lane in range(LANES):
+        if next_m < M:
+            _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root, ew,
+                  x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
+            next_m += 1
+    busy = min(M, LANES)
+    for lane in range(busy, LANES):   # idle from the start: a copy of lane 0 (finite arithmetic)
+        x[:, lane] = x[:, 0]
+        f[:, lane] = f[:, 0]
+        TAU[:, lane] = TAU[:, 0]
+    while busy > 0:
+        # Step size of this attempt, lane by lane (integrate._advance's outer and inner loops).
+        for lane in range(LANES):
+            h[lane] = 0.0
+            while lane_m[lane] >= 0:
+                if fresh[lane]:
+                    min_step[lane] = 10.0 * (np.nextafter(t[lane], np.inf) - t[lane])
+                    h_abs[lane] = min(max(h_abs[lane], min_step[lane]), max_step)
+                    rejected[lane] = False
+                    fresh[lane] = False
+                if h_abs[lane] >= min_step[lane]:
+                    h[lane] = h_abs[lane]
+                    clamped[lane] = t[lane] + h[lane] >= t_bound
+                    if clamped[lane]:
+                        h[lane] = t_bound - t[lane]
+                    break
+                status[lane_m[lane]] = -1   # step size below the resolution: this trajectory fails
+                lane_m[lane] = -1
+                busy -= 1
+                if next_m < M:
+                    _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root,
+                          ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
+                    next_m += 1
+                    busy += 1
+        if busy == 0:
+            break
+        # One Runge-Kutta attempt of every lane (idle lanes: h = 0, harmless).
+        K[0, :, :] = f
+        for i in range(1, s):
+            _combine(x, h, K, A[i], i, xs)
+            lanes_state_derivative(xs, TAU, nq, ints, geom, inertia, root, ew, K[i], ws)
+        _combine(x, h, K, B, s, x_new)
+        lanes_state_derivative(x_new, TAU, nq, ints, geom, inertia, root, ew, K[s], ws)
+        _error_norms(x, x_new, K, E3, E5, rtol, atol, dop853, h, e3, e5, a3, a5, scale, error)
+        any_dense = False
+        for lane in range(LANES):
+            accepted[lane] = False
+            dense[lane] = False
+            if lane_m[lane] < 0:
+                continue
+            nfev[lane] += s
+            err = error[lane]
+            if err < 1.0:
+                factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR, _SAFETY * err ** exponent)
+                if rejected[lane]:
+                    factor = min(1.0, factor)
+                h_abs[lane] = h[lane] * factor
+                accepted[lane] = True
+                t_new = t_bound if clamped[lane] else t[lane] + h[lane]
+                j = i_out[lane]
+                while j < times.size and times[j] <= t_new:
+                    if times[j] != t_new:
+                        dense[lane] = True
+                        any_dense = True
+                    j += 1
+            else:
+                h_abs[lane] = h[lane] * max(_MIN_FACTOR, _SAFETY * err ** exponent)
+                rejected[lane] = True
+        if any_dense and dop853:   # the three extra stages of DOP853's continuous extension
+            for e in range(n_extra):
+                _combine(x, h, K, A_extra[e], s + 1 + e, xs)
+                lanes_state_derivative(xs, TAU, nq, ints, geom, inertia, root, ew, K[s + 1 + e], ws)
+        for lane in range(LANES):
+            if not accepted[lane]:
+                continue
+            m = lane_m[lane]
+            t_new = t_bound if clamped[lane] else t[lane] + h[lane]
+            if dense[lane]:
+                for k in range(n):
+                    x_old[k] = x[k, lane]
+                _dense_from_stages(x_old, x_new[:, lane], f[:, lane], K[s, :, lane], h[lane], Dense, dop853,
+                                   K[:, :, lane], F)
+                nfev[lane] += n_extra
+            while i_out[lane] < times.size and times[i_out[lane]] <= t_new:
+                j = i_out[lane]
+                if times[j] == t_new:
+                    for k in range(n):
+                        out[m, j, k] = x_new[k, lane]
+                else:
+                    _interpolate(x_old, h[lane], F, (times[j] - t[lane]) / h[lane], dop853, out[m, j])
+                i_out[lane] += 1
+            t[lane] = t_new
+            fresh[lane] = True
+        _accept(x, f, x_new, K[s], accepted)
+        for lane in range(LANES):   # finished trajectories: record, refill from the queue
+            m = lane_m[lane]
+            if m >= 0 and accepted[lane] and not (t[lane] < t_bound and i_out[lane] < times.size):
+                status[m] = nfev[lane]
+                lane_m[lane] = -1
+                busy -= 1
+                if next_m < M:
+                    _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root,
+                          ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
+                    next_m += 1
+                    busy += 1
+
+
+def _lanes_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
+                   nq, ints, geom, inertia, root, ew, nb, chunks, out, status):
+    """As _lanes, the trajectories split into contiguous chunks shared among numba's threads."""
+    M = X0.shape[0]
+    for c in numba.prange(chunks):
+        lo, hi = (c * M) // chunks, ((c + 1) * M) // chunks
+        ws = lane_workspace(nb)
+        _lanes(X0[lo:hi], taus[lo:hi], times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra,
+               Dense, nq, ints, geom, inertia, root, ew, ws, out[lo:hi], status[lo:hi])
+
+
+if numba is not None:
+    _lanes_threads = numba.njit(cache=True, parallel=True, nogil=True)(_lanes_threads)
+
+
+def integrate_lanes(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=1e-10, max_step=np.inf,
+                    threads=False):
+    """Trajectories of many initial states in lock-step lanes (trusted inputs; the interface and
+    results of :func:`~satdyn.multibody.integrate.integrate_many`).
+
+    ``threads``: split the trajectories into one contiguous chunk per numba thread, each chunk
+    integrated in its own lanes (each trajectory is computed exactly as without).
+
+    Returns ``(states (M, T, nq + nv), nfev (M,))``; ``nfev = -1`` marks a failed trajectory
+    (its states after the failure are NaN).
+    """
+    X0 = np.ascontiguousarray(X0, dtype=float)
+    taus = np.ascontiguousarray(taus, dtype=float)
+    out = np.full((X0.shape[0], times.size, X0.shape[1]), np.nan)
+    status = np.zeros(X0.shape[0], dtype=np.int64)
+    nb = compiled._packed[0].shape[0]
+    chunks = min(numba.get_num_threads(), X0.shape[0]) if threads else 1
+    if chunks > 1:
+        _lanes_threads(X0, taus, times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq,
+                       *compiled._packed, nb, chunks, out, status)
+    else:
+        _lanes(X0, taus, times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq,
+               *compiled._packed, lane_workspace(nb), out, status)
+    return out, status
