@@ -26,9 +26,15 @@ import numpy as np
 
 from .compiled import _jit, _state_derivative, numba
 from .compiled_lanes import _L, LANES, _lanes_jit, lane_workspace, lanes_state_derivative
-from .integrate import _MAX_FACTOR, _MIN_FACTOR, _SAFETY, TABLEAUS, _dense_from_stages, _initial_step, _interpolate
+from .integrate import (
+    _MAX_FACTOR, _MIN_FACTOR, _SAFETY, TABLEAUS, _advance, _dense_from_stages, _initial_step, _interpolate,
+)
 
 __all__ = ["integrate_lanes"]
+
+# When the queue is empty and at most this many lanes are still busy, they finish one after the
+# other with the single-state kernel (a lane call costs about LANES / 4 single-state calls).
+_TAIL = LANES // 4
 
 
 @_lanes_jit
@@ -112,6 +118,34 @@ def _load(lane, m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom,
 
 
 @_jit
+def _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
+                 nq, ints, geom, inertia, root, ew, ws, xs, F, out):
+    """Dense output of the pending DOP853 steps: their three extra stages in one lane call each,
+    then each slot's interpolant at its output times strictly inside its step."""
+    used = pending[0]
+    for slot in range(used, LANES):   # empty slots: a copy of slot 0, zero step (finite arithmetic)
+        xp_old[:, slot] = xp_old[:, 0]
+        TAUp[:, slot] = TAUp[:, 0]
+        hp[slot] = 0.0
+        Kp[:, :, slot] = Kp[:, :, 0]
+    s1 = Kp.shape[0] - A_extra.shape[0]
+    for e in range(A_extra.shape[0]):
+        _combine(xp_old, hp, Kp, A_extra[e], s1 + e, xs)
+        lanes_state_derivative(xs, TAUp, nq, ints, geom, inertia, root, ew, Kp[s1 + e], ws)
+    x_old = np.empty(xp_old.shape[0])
+    for slot in range(used):
+        x_old[:] = xp_old[:, slot]
+        _dense_from_stages(x_old, xp_new[:, slot], Kp[0, :, slot], Kp[s1 - 1, :, slot], hp[slot], Dense, True,
+                           Kp[:, :, slot], F)
+        j = pj[slot]
+        while j < times.size and times[j] <= pt_new[slot]:
+            if times[j] != pt_new[slot]:
+                _interpolate(x_old, hp[slot], F, (times[j] - pt[slot]) / hp[slot], True, out[pm[slot], j])
+            j += 1
+    pending[0] = 0
+
+
+@_jit
 def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
            nq, ints, geom, inertia, root, ew, ws, out, status):
     """All trajectories X0 (M, n) through the output times (T,) -> out (M, T, n), status (M,)
@@ -144,6 +178,18 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
     dense = np.zeros(LANES, dtype=np.bool_)
     F = np.zeros((3 + Dense.shape[0] if dop853 else Dense.shape[0], n))
     x_old = np.empty(n)
+    K_single = np.zeros((s + 1 + n_extra, n))
+    # DOP853 steps waiting for their dense output (slots): stages, states, step, trajectory, times
+    pending = np.zeros(1, dtype=np.int64)
+    Kp = np.zeros((s + 1 + n_extra, n, LANES))
+    xp_old = np.zeros((n, LANES))
+    xp_new = np.zeros((n, LANES))
+    TAUp = np.zeros((nv, LANES))
+    hp = np.zeros(LANES)
+    pm = np.zeros(LANES, dtype=np.int64)
+    pt = np.zeros(LANES)
+    pt_new = np.zeros(LANES)
+    pj = np.zeros(LANES, dtype=np.int64)
     next_m = 0
     for lane in range(LANES):
         if next_m < M:
@@ -189,7 +235,6 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
         _combine(x, h, K, B, s, x_new)
         lanes_state_derivative(x_new, TAU, nq, ints, geom, inertia, root, ew, K[s], ws)
         _error_norms(x, x_new, K, E3, E5, rtol, atol, dop853, h, e3, e5, a3, a5, scale, error)
-        any_dense = False
         for lane in range(LANES):
             accepted[lane] = False
             dense[lane] = False
@@ -208,32 +253,43 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                 while j < times.size and times[j] <= t_new:
                     if times[j] != t_new:
                         dense[lane] = True
-                        any_dense = True
                     j += 1
             else:
                 h_abs[lane] = h[lane] * max(_MIN_FACTOR, _SAFETY * err ** exponent)
                 rejected[lane] = True
-        if any_dense and dop853:   # the three extra stages of DOP853's continuous extension
-            for e in range(n_extra):
-                _combine(x, h, K, A_extra[e], s + 1 + e, xs)
-                lanes_state_derivative(xs, TAU, nq, ints, geom, inertia, root, ew, K[s + 1 + e], ws)
         for lane in range(LANES):
             if not accepted[lane]:
                 continue
             m = lane_m[lane]
             t_new = t_bound if clamped[lane] else t[lane] + h[lane]
             if dense[lane]:
-                for k in range(n):
-                    x_old[k] = x[k, lane]
-                _dense_from_stages(x_old, x_new[:, lane], f[:, lane], K[s, :, lane], h[lane], Dense, dop853,
-                                   K[:, :, lane], F)
                 nfev[lane] += n_extra
+                if dop853:   # deferred: the extra stages of LANES such steps in one lane call
+                    if pending[0] == LANES:
+                        _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
+                                     nq, ints, geom, inertia, root, ew, ws, xs, F, out)
+                    slot = pending[0]
+                    pending[0] += 1
+                    Kp[:s + 1, :, slot] = K[:s + 1, :, lane]
+                    xp_old[:, slot] = x[:, lane]
+                    xp_new[:, slot] = x_new[:, lane]
+                    TAUp[:, slot] = TAU[:, lane]
+                    hp[slot] = h[lane]
+                    pm[slot] = m
+                    pt[slot] = t[lane]
+                    pt_new[slot] = t_new
+                    pj[slot] = i_out[lane]
+                else:   # RK45: the interpolant is free
+                    for k in range(n):
+                        x_old[k] = x[k, lane]
+                    _dense_from_stages(x_old, x_new[:, lane], f[:, lane], K[s, :, lane], h[lane], Dense, dop853,
+                                       K[:, :, lane], F)
             while i_out[lane] < times.size and times[i_out[lane]] <= t_new:
                 j = i_out[lane]
                 if times[j] == t_new:
                     for k in range(n):
                         out[m, j, k] = x_new[k, lane]
-                else:
+                elif not dop853:
                     _interpolate(x_old, h[lane], F, (times[j] - t[lane]) / h[lane], dop853, out[m, j])
                 i_out[lane] += 1
             t[lane] = t_new
@@ -250,6 +306,25 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                           ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
                     next_m += 1
                     busy += 1
+        if next_m >= M and 0 < busy <= _TAIL:
+            # The tail: the few busy lanes would run with mostly idle lanes; each finishes in the
+            # single-state integrator from its step boundary (the same steps and arithmetic).
+            for lane in range(LANES):
+                m = lane_m[lane]
+                if m < 0 or not fresh[lane]:
+                    continue
+                x_lane = x[:, lane].copy()
+                f_lane = f[:, lane].copy()
+                _, _, _, n_more, ok = _advance(x_lane, f_lane, t[lane], t_bound, h_abs[lane], times, i_out[lane],
+                                               times.size, out[m], max_step, rtol, atol, A, B, C, E3, E5, order,
+                                               dop853, A_extra, C_extra, Dense, TAU[:, lane].copy(), nq, ints, geom,
+                                               inertia, root, ew, K_single, F)
+                status[m] = nfev[lane] + n_more if ok else -1
+                lane_m[lane] = -1
+                busy -= 1
+    if pending[0] > 0:
+        _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
+                     nq, ints, geom, inertia, root, ew, ws, xs, F, out)
 
 
 def _lanes_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
