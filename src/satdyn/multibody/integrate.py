@@ -62,7 +62,9 @@ def _initial_step(x, f0, t_span, max_step, order, rtol, atol, tau, nq, ints, geo
     h0 = min(h0, t_span)
     f1 = np.empty(x.size)
     _state_derivative(x + h0 * f0, tau, nq, ints, geom, inertia, root, ew, f1)
-    d2 = _rms((f1 - f0) / scale) / h0
+    # h0 = 0 when f0 overflows (d1 = inf): d2 = inf, h = 0, and the run fails at its first step
+    # (scipy divides by zero here too and fails the same way)
+    d2 = _rms((f1 - f0) / scale) / h0 if h0 > 0.0 else np.inf
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
