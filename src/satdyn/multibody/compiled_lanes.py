@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, numba
+from .compiled import (
+    _D, _K, _POS, _REST, _SINCOS_MAX, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, _sin_cos, _sin_cos_reduced, numba,
+)
 
 __all__ = ["LANES", "lane_workspace", "lanes_state_derivative"]
 
@@ -110,9 +112,15 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
         iq = ints[i, 2]
         # joint placement (compiled._joint_placement): Rl (3x3 rows), pl (3 rows)
         if k == 1:
-            for l in range(_L):   # libm sin / cos: not vectorised, kept apart from the vector loops
-                sc[0, l] = np.sin(Q[iq, l])
-                sc[1, l] = np.cos(Q[iq, l])
+            large = False
+            for l in range(_L):
+                large |= abs(Q[iq, l]) > _SINCOS_MAX
+            if large:   # a lane beyond the polynomial's range (libm there): lane by lane
+                for l in range(_L):
+                    sc[0, l], sc[1, l] = _sin_cos(Q[iq, l])
+            else:   # the vectorised polynomial (the value _sin_cos returns)
+                for l in range(_L):
+                    sc[0, l], sc[1, l] = _sin_cos_reduced(Q[iq, l])
             for a in range(3):
                 g0, g1, g2 = geom[i, 3 * a], geom[i, 3 * a + 1], geom[i, 3 * a + 2]
                 for l in range(_L):
