@@ -33,6 +33,10 @@ __all__ = ["LANES", "lane_workspace", "lanes_state_derivative"]
 
 LANES = 32
 _L = np.uint64(LANES)   # unsigned lane index: no negative-index wraparound in the vector loops
+# Articulated inertias are symmetric: only the upper triangle is stored, 21 rows packed row by
+# row; _SYM[6 a + b] is the row of entry (a, b). The single-state kernel mirrors its upper
+# triangle after each update, so its lower entries are the same numbers: same results.
+_SYM = tuple(min(a, b) * 6 - min(a, b) * (min(a, b) - 1) // 2 + abs(b - a) for a in range(6) for b in range(6))
 
 
 if HAVE_NUMBA:
@@ -59,7 +63,7 @@ def lane_workspace(nb):
     allocations: the kernel is compiled with ``noalias``)."""
     return (np.zeros((9 * nb, LANES)), np.zeros((3 * nb, LANES)), np.zeros((6 * nb, LANES)),
             np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)),
-            np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)), np.zeros((36 * nb, LANES)), np.zeros((nb, LANES)),
+            np.zeros((6 * nb, LANES)), np.zeros((6 * nb, LANES)), np.zeros((21 * nb, LANES)), np.zeros((nb, LANES)),
             np.zeros((nb, LANES)), np.zeros((9, LANES)), np.zeros((3, LANES)), np.zeros((6, LANES)),
             np.zeros((6, LANES)), np.zeros((6, LANES)), np.zeros((36, LANES)), np.zeros((6, LANES)),
             np.zeros((2, LANES)))
@@ -196,7 +200,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
         D = inertia[i]
         m = D[0, 0]
         hb0, hb1, hb2 = D[5, 1], D[3, 2], D[4, 0]
-        ri, ic, oi, si = 9 * i, 3 * i, 36 * i, 6 * i
+        ri, ic, oi, si = 9 * i, 3 * i, 21 * i, 6 * i
         for l in range(_L):
             R00, R01, R02 = Rw[ri, l], Rw[ri + 1, l], Rw[ri + 2, l]
             R10, R11, R12 = Rw[ri + 3, l], Rw[ri + 4, l], Rw[ri + 5, l]
@@ -224,18 +228,14 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             J22 = R20 * T02 + R21 * T12 + R22 * T22 - m * pz * pz - pz * h2 - h2 * pz + diagonal
             g0, g1, g2 = h0 + m * px, h1 + m * py, h2 + m * pz
             # [[m 1, -[g]x], [[g]x, J]] row by row
+            # upper triangle, packed row by row (_SYM)
             IA[oi, l], IA[oi + 1, l], IA[oi + 2, l], IA[oi + 3, l], IA[oi + 4, l], IA[oi + 5, l] = \
                 m, 0.0, 0.0, 0.0, g2, -g1
-            IA[oi + 6, l], IA[oi + 7, l], IA[oi + 8, l], IA[oi + 9, l], IA[oi + 10, l], IA[oi + 11, l] = \
-                0.0, m, 0.0, -g2, 0.0, g0
-            IA[oi + 12, l], IA[oi + 13, l], IA[oi + 14, l], IA[oi + 15, l], IA[oi + 16, l], IA[oi + 17, l] = \
-                0.0, 0.0, m, g1, -g0, 0.0
-            IA[oi + 18, l], IA[oi + 19, l], IA[oi + 20, l], IA[oi + 21, l], IA[oi + 22, l], IA[oi + 23, l] = \
-                0.0, -g2, g1, J00, J01, J02
-            IA[oi + 24, l], IA[oi + 25, l], IA[oi + 26, l], IA[oi + 27, l], IA[oi + 28, l], IA[oi + 29, l] = \
-                g2, 0.0, -g0, J01, J11, J12
-            IA[oi + 30, l], IA[oi + 31, l], IA[oi + 32, l], IA[oi + 33, l], IA[oi + 34, l], IA[oi + 35, l] = \
-                -g1, g0, 0.0, J02, J12, J22
+            IA[oi + 6, l], IA[oi + 7, l], IA[oi + 8, l], IA[oi + 9, l], IA[oi + 10, l] = m, 0.0, -g2, 0.0, g0
+            IA[oi + 11, l], IA[oi + 12, l], IA[oi + 13, l], IA[oi + 14, l] = m, g1, -g0, 0.0
+            IA[oi + 15, l], IA[oi + 16, l], IA[oi + 17, l] = J00, J01, J02
+            IA[oi + 18, l], IA[oi + 19, l] = J11, J12
+            IA[oi + 20, l] = J22
             # momentum I v (compiled._rigid_momentum), then v x* (I v) (compiled._cross_force)
             u0, u1, u2 = vel[si, l], vel[si + 1, l], vel[si + 2, l]
             w0, w1, w2 = vel[si + 3, l], vel[si + 4, l], vel[si + 5, l]
@@ -284,15 +284,16 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             pA[sb + 5, l] -= ew[e, 15] + x0 * F1 - x1 * F0
     # Backward sweep: articulated inertias and bias forces, children into parents.
     for i in range(nb - 1, 0, -1):
-        oi, si, iv, iq = 36 * i, 6 * i, ints[i, 3], ints[i, 2]
+        oi, si, iv, iq = 21 * i, 6 * i, ints[i, 3], ints[i, 2]
         par = ints[i, 1]
-        op, sp_ = 36 * par, 6 * par
+        op, sp_ = 21 * par, 6 * par
         kk, dd, rest = geom[i, _K], geom[i, _D], geom[i, _REST]
         for a in range(6):   # U = IA S
+            r0, r1, r2, r3, r4, r5 = oi + _SYM[6 * a], oi + _SYM[6 * a + 1], oi + _SYM[6 * a + 2], \
+                oi + _SYM[6 * a + 3], oi + _SYM[6 * a + 4], oi + _SYM[6 * a + 5]
             for l in range(_L):
-                U[si + a, l] = IA[oi + 6 * a, l] * S[si, l] + IA[oi + 6 * a + 1, l] * S[si + 1, l] \
-                    + IA[oi + 6 * a + 2, l] * S[si + 2, l] + IA[oi + 6 * a + 3, l] * S[si + 3, l] \
-                    + IA[oi + 6 * a + 4, l] * S[si + 4, l] + IA[oi + 6 * a + 5, l] * S[si + 5, l]
+                U[si + a, l] = IA[r0, l] * S[si, l] + IA[r1, l] * S[si + 1, l] + IA[r2, l] * S[si + 2, l] \
+                    + IA[r3, l] * S[si + 3, l] + IA[r4, l] * S[si + 4, l] + IA[r5, l] * S[si + 5, l]
         for l in range(_L):
             di = S[si, l] * U[si, l] + S[si + 1, l] * U[si + 1, l] + S[si + 2, l] * U[si + 2, l] \
                 + S[si + 3, l] * U[si + 3, l] + S[si + 4, l] * U[si + 4, l] + S[si + 5, l] * U[si + 5, l]
@@ -304,23 +305,22 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             inv = 1.0 / di
             dinv[i, l] = inv
             u[i, l] = ui
-        for a in range(6):   # IA -= U U^T / d (upper triangle, mirrored)
+        for a in range(6):   # IA -= U U^T / d (the upper triangle: IA stays symmetric)
             for b in range(a, 6):
+                r = oi + _SYM[6 * a + b]
                 for l in range(_L):
-                    IA[oi + 6 * a + b, l] -= U[si + a, l] * dinv[i, l] * U[si + b, l]
-            for b in range(a):
-                for l in range(_L):
-                    IA[oi + 6 * a + b, l] = IA[oi + 6 * b + a, l]
-        for a in range(6):   # pA_par += pA + IA c + U u / d; IA_par += IA
+                    IA[r, l] -= U[si + a, l] * dinv[i, l] * U[si + b, l]
+        for a in range(6):   # pA_par += pA + IA c + U u / d
+            r0, r1, r2, r3, r4, r5 = oi + _SYM[6 * a], oi + _SYM[6 * a + 1], oi + _SYM[6 * a + 2], \
+                oi + _SYM[6 * a + 3], oi + _SYM[6 * a + 4], oi + _SYM[6 * a + 5]
             for l in range(_L):
                 pA[sp_ + a, l] += pA[si + a, l] + (
-                    IA[oi + 6 * a, l] * c[si, l] + IA[oi + 6 * a + 1, l] * c[si + 1, l]
-                    + IA[oi + 6 * a + 2, l] * c[si + 2, l] + IA[oi + 6 * a + 3, l] * c[si + 3, l]
-                    + IA[oi + 6 * a + 4, l] * c[si + 4, l] + IA[oi + 6 * a + 5, l] * c[si + 5, l]) \
+                    IA[r0, l] * c[si, l] + IA[r1, l] * c[si + 1, l] + IA[r2, l] * c[si + 2, l]
+                    + IA[r3, l] * c[si + 3, l] + IA[r4, l] * c[si + 4, l] + IA[r5, l] * c[si + 5, l]) \
                     + U[si + a, l] * (u[i, l] * dinv[i, l])
-            for b in range(6):
-                for l in range(_L):
-                    IA[op + 6 * a + b, l] += IA[oi + 6 * a + b, l]
+        for r in range(21):   # IA_par += IA
+            for l in range(_L):
+                IA[op + r, l] += IA[oi + r, l]
     # Root acceleration (gravity as an upward acceleration of the inertial frame).
     for a in range(6):
         value = -root[10 + a] if a < 3 else 0.0
@@ -328,9 +328,11 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             acc[a, l] = value
     if floating:
         for a in range(6):   # rhs = R0 tau_root - pA_0 - IA_0 acc_0 (root wrench to world axes)
+            r0, r1, r2, r3, r4, r5 = _SYM[6 * a], _SYM[6 * a + 1], _SYM[6 * a + 2], _SYM[6 * a + 3], \
+                _SYM[6 * a + 4], _SYM[6 * a + 5]
             for l in range(_L):
-                tmp[a, l] = IA[6 * a, l] * acc[0, l] + IA[6 * a + 1, l] * acc[1, l] + IA[6 * a + 2, l] * acc[2, l] \
-                    + IA[6 * a + 3, l] * acc[3, l] + IA[6 * a + 4, l] * acc[4, l] + IA[6 * a + 5, l] * acc[5, l]
+                tmp[a, l] = IA[r0, l] * acc[0, l] + IA[r1, l] * acc[1, l] + IA[r2, l] * acc[2, l] \
+                    + IA[r3, l] * acc[3, l] + IA[r4, l] * acc[4, l] + IA[r5, l] * acc[5, l]
         for a in range(3):
             for l in range(_L):
                 rhs[a, l] = Rw[3 * a, l] * TAU[0, l] + Rw[3 * a + 1, l] * TAU[1, l] + Rw[3 * a + 2, l] * TAU[2, l] \
@@ -340,8 +342,9 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
         # Cholesky solve of IA_0 a0 = rhs (compiled._solve_spd6, same operation order), lane by lane
         for j in range(6):
             for i in range(j, 6):
+                r = _SYM[6 * i + j]
                 for l in range(_L):
-                    L[6 * i + j, l] = IA[6 * i + j, l]
+                    L[6 * i + j, l] = IA[r, l]
                 for k in range(j):
                     for l in range(_L):
                         L[6 * i + j, l] -= L[6 * i + k, l] * L[6 * j + k, l]
@@ -405,6 +408,10 @@ def lanes_state_derivative(X, TAU, nq, ints, geom, inertia, root, ew, OUT, ws):
     """``dx/dt`` of LANES states: X (nq + nv, LANES), TAU (nv, LANES) -> OUT (nq + nv, LANES)
     (as ``compiled._state_derivative`` lane by lane; OUT must not overlap X)."""
     nx = X.shape[0]
+    if ws[8].shape[0] != 21 * ints.shape[0] or X.shape[1] != LANES or OUT.shape[0] != nx:
+        # Cheap guard against a workspace of another layout (e.g. a stale numba cache of a caller
+        # compiled against an older version of this module): fail instead of writing out of bounds.
+        raise ValueError("lanes_state_derivative: arrays of the wrong shape for this kernel")
     _lanes_aba(X[:nq], X[nq:], TAU, ints, geom, inertia, root, ew, OUT[nq:], ws)
     if root[0] != 0.0:
         Rw = ws[0]

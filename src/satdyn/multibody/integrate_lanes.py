@@ -117,11 +117,52 @@ def _load(lane, m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom,
     lane_m[lane] = m
 
 
+@_lanes_jit
+def _dense_coefficients_lanes(x_old, x_new, h, K, Dense, s1, F):
+    """DOP853's dense-output coefficients of LANES steps (integrate._dense_from_stages, lane by
+    lane): F (3 + 4, n, LANES) from K (16, n, LANES) with f_old = K[0], f_new = K[s1 - 1]."""
+    n = x_old.shape[0]
+    for k in range(n):
+        for l in range(_L):
+            dy = x_new[k, l] - x_old[k, l]
+            F[0, k, l] = dy
+            F[1, k, l] = h[l] * K[0, k, l] - dy
+            F[2, k, l] = 2.0 * dy - h[l] * (K[s1 - 1, k, l] + K[0, k, l])
+    for r in range(Dense.shape[0]):
+        for k in range(n):
+            for l in range(_L):
+                F[3 + r, k, l] = 0.0
+        for j in range(Dense.shape[1]):
+            d = Dense[r, j]
+            for k in range(n):
+                for l in range(_L):
+                    F[3 + r, k, l] += d * K[j, k, l]
+        for k in range(n):
+            for l in range(_L):
+                F[3 + r, k, l] = h[l] * F[3 + r, k, l]
+
+
+@_lanes_jit
+def _interpolate_lanes(F, theta, y):
+    """y = DOP853 interpolant minus x_old at theta (LANES,) (integrate._interpolate, lane by lane)."""
+    rows, n = F.shape[0], F.shape[1]
+    for k in range(n):
+        for l in range(_L):
+            y[k, l] = 0.0
+    for i in range(rows):
+        r = rows - 1 - i
+        for k in range(n):
+            for l in range(_L):
+                y[k, l] += F[r, k, l]
+                y[k, l] *= theta[l] if i % 2 == 0 else 1.0 - theta[l]
+
+
 @_jit
 def _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
-                 nq, ints, geom, inertia, root, ew, ws, xs, F, out):
+                 nq, ints, geom, inertia, root, ew, ws, xs, Fp, y, theta, active, out):
     """Dense output of the pending DOP853 steps: their three extra stages in one lane call each,
-    then each slot's interpolant at its output times strictly inside its step."""
+    then the interpolants of all slots (integrate._dense_from_stages and integrate._interpolate, lane
+    by lane in the same operation order) at their output times strictly inside their steps."""
     used = pending[0]
     for slot in range(used, LANES):   # empty slots: a copy of slot 0, zero step (finite arithmetic)
         xp_old[:, slot] = xp_old[:, 0]
@@ -132,16 +173,29 @@ def _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, time
     for e in range(A_extra.shape[0]):
         _combine(xp_old, hp, Kp, A_extra[e], s1 + e, xs)
         lanes_state_derivative(xs, TAUp, nq, ints, geom, inertia, root, ew, Kp[s1 + e], ws)
-    x_old = np.empty(xp_old.shape[0])
-    for slot in range(used):
-        x_old[:] = xp_old[:, slot]
-        _dense_from_stages(x_old, xp_new[:, slot], Kp[0, :, slot], Kp[s1 - 1, :, slot], hp[slot], Dense, True,
-                           Kp[:, :, slot], F)
-        j = pj[slot]
-        while j < times.size and times[j] <= pt_new[slot]:
-            if times[j] != pt_new[slot]:
-                _interpolate(x_old, hp[slot], F, (times[j] - pt[slot]) / hp[slot], True, out[pm[slot], j])
-            j += 1
+    _dense_coefficients_lanes(xp_old, xp_new, hp, Kp, Dense, s1, Fp)
+    cursor = pj.copy()
+    while True:   # round r: the r-th interior output time of every slot that has one
+        some = False
+        for slot in range(LANES):
+            active[slot] = False
+            theta[slot] = 0.0
+            if slot < used:
+                while cursor[slot] < times.size and times[cursor[slot]] == pt_new[slot]:
+                    cursor[slot] += 1   # the step's end: written when the step was accepted
+                if cursor[slot] < times.size and times[cursor[slot]] < pt_new[slot]:
+                    theta[slot] = (times[cursor[slot]] - pt[slot]) / hp[slot]
+                    active[slot] = True
+                    some = True
+        if not some:
+            break
+        _interpolate_lanes(Fp, theta, y)
+        for slot in range(used):
+            if active[slot]:
+                row = out[pm[slot], cursor[slot]]
+                for k in range(row.size):
+                    row[k] = xp_old[k, slot] + y[k, slot]
+                cursor[slot] += 1
     pending[0] = 0
 
 
@@ -190,6 +244,10 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
     pt = np.zeros(LANES)
     pt_new = np.zeros(LANES)
     pj = np.zeros(LANES, dtype=np.int64)
+    Fp = np.zeros((3 + Dense.shape[0], n, LANES))
+    y = np.zeros((n, LANES))
+    theta_p = np.zeros(LANES)
+    active_p = np.zeros(LANES, dtype=np.bool_)
     next_m = 0
     for lane in range(LANES):
         if next_m < M:
@@ -267,7 +325,7 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                 if dop853:   # deferred: the extra stages of LANES such steps in one lane call
                     if pending[0] == LANES:
                         _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
-                                     nq, ints, geom, inertia, root, ew, ws, xs, F, out)
+                                     nq, ints, geom, inertia, root, ew, ws, xs, Fp, y, theta_p, active_p, out)
                     slot = pending[0]
                     pending[0] += 1
                     Kp[:s + 1, :, slot] = K[:s + 1, :, lane]
@@ -324,7 +382,7 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                 busy -= 1
     if pending[0] > 0:
         _flush_dense(pending, Kp, xp_old, xp_new, hp, TAUp, pm, pt, pt_new, pj, times, A_extra, Dense,
-                     nq, ints, geom, inertia, root, ew, ws, xs, F, out)
+                     nq, ints, geom, inertia, root, ew, ws, xs, Fp, y, theta_p, active_p, out)
 
 
 def _lanes_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
