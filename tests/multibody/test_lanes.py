@@ -197,7 +197,7 @@ def test_polynomial_sine_and_cosine_are_within_two_ulp_of_the_exact_values():
     Horner tail is below a tenth of the result) give < 1.5 ulp; beyond 8e5 rad libm is used."""
     import mpmath
 
-    from satdyn.multibody.compiled import _PIO2_1, _PIO2_2, _PIO2_3, _SINCOS_MAX, _sin_cos
+    from satdyn.multibody.compiled_trig import _PIO2_1, _PIO2_2, _PIO2_3, _SINCOS_MAX, _sin_cos
 
     mpmath.mp.prec = 200
     # the split of pi/2: two 33-bit parts (k * part exact for |k| < 2^20) and a residual of 1e-37

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import (
-    _D, _K, _POS, _REST, _SINCOS_MAX, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, _sin_cos, _sin_cos_reduced, numba,
-)
+from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, numba
+from .compiled_trig import _SINCOS_MAX, _sin_cos, _sin_cos_reduced
 
 __all__ = ["LANES", "lane_workspace", "lanes_state_derivative"]
 
