@@ -17,8 +17,6 @@ and Pinocchio (issue 21: batched simulation).
   reference, 2e-6 between the two integrators).
 """
 
-from dataclasses import replace
-
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -29,10 +27,9 @@ from satdyn.multibody.compiled_lanes import LANES, lane_workspace, lanes_state_d
 from satdyn.multibody.compiled_model import compile_model
 from satdyn.multibody.integrate import integrate_many
 from satdyn.multibody.integrate_lanes import integrate_lanes
-from satdyn.multibody.model import ExternalWrench
 
 from .pin_oracle import random_tree
-from .test_compiled import _pin_solution
+from .test_compiled import _pin_solution, with_constant_loads
 
 pytestmark = pytest.mark.skipif(not compiled_module.HAVE_NUMBA, reason="numba is not installed")
 
@@ -57,12 +54,8 @@ def _lanes_derivative(kernels, X, taus):
 @pytest.mark.parametrize("floating", [False, True])
 def test_lane_kernel_equals_the_single_state_kernel(floating):
     rng = np.random.default_rng(60 + floating)
-    model = random_tree(rng, 12, floating=floating, gravity=rng.normal(size=3) * 5.0, kinds=KINDS, damping=True)[0]
-    last = model.n_bodies - 1
-    model = replace(model, external_wrenches=(
-        ExternalWrench(0, rng.normal(size=3), rng.normal(size=6), "inertial"),
-        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "body"),
-        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "inertial")))
+    model = with_constant_loads(rng, random_tree(rng, 12, floating=floating, gravity=rng.normal(size=3) * 5.0,
+                                                 kinds=KINDS, damping=True)[0])
     kernels = compile_model(model)
     X = _states(rng, model, LANES)
     if floating:

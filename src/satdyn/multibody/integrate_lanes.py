@@ -117,6 +117,20 @@ def _load(lane, m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom,
     lane_m[lane] = m
 
 
+@_jit
+def _release(lane, result, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root, ew,
+             x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out, status):
+    """Record the result of a lane's trajectory (nfev, or -1 on failure) and refill the lane from
+    the queue; returns (next_m, change of the number of busy lanes: 0 or -1)."""
+    status[lane_m[lane]] = result
+    lane_m[lane] = -1
+    if next_m < X0.shape[0]:
+        _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root, ew,
+              x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
+        return next_m + 1, 0
+    return next_m, -1
+
+
 @_lanes_jit
 def _dense_coefficients_lanes(x_old, x_new, h, K, Dense, s1, F):
     """DOP853's dense-output coefficients of LANES steps (integrate._dense_from_stages, lane by
@@ -275,14 +289,11 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                     if clamped[lane]:
                         h[lane] = t_bound - t[lane]
                     break
-                status[lane_m[lane]] = -1   # step size below the resolution: this trajectory fails
-                lane_m[lane] = -1
-                busy -= 1
-                if next_m < M:
-                    _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root,
-                          ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
-                    next_m += 1
-                    busy += 1
+                # step size below the resolution: this trajectory fails
+                next_m, change = _release(lane, -1, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints,
+                                          geom, inertia, root, ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m,
+                                          out, status)
+                busy += change
         if busy == 0:
             break
         # One Runge-Kutta attempt of every lane (idle lanes: h = 0, harmless).
@@ -356,14 +367,10 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
         for lane in range(LANES):   # finished trajectories: record, refill from the queue
             m = lane_m[lane]
             if m >= 0 and accepted[lane] and not (t[lane] < t_bound and i_out[lane] < times.size):
-                status[m] = nfev[lane]
-                lane_m[lane] = -1
-                busy -= 1
-                if next_m < M:
-                    _load(lane, next_m, X0, taus, times, max_step, order, rtol, atol, nq, ints, geom, inertia, root,
-                          ew, x, f, TAU, t, h_abs, i_out, nfev, fresh, lane_m, out)
-                    next_m += 1
-                    busy += 1
+                next_m, change = _release(lane, nfev[lane], next_m, X0, taus, times, max_step, order, rtol, atol, nq,
+                                          ints, geom, inertia, root, ew, x, f, TAU, t, h_abs, i_out, nfev, fresh,
+                                          lane_m, out, status)
+                busy += change
         if next_m >= M and 0 < busy <= _TAIL:
             # The tail: the few busy lanes would run with mostly idle lanes; each finishes in the
             # single-state integrator from its step boundary (the same steps and arithmetic).
