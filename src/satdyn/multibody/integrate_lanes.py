@@ -15,9 +15,12 @@ steps its single run takes and the trajectories equal ``integrate_many``'s -- an
 One lock-step iteration is one step attempt of every busy lane. A lane whose trajectory ends
 (or fails: step size below the floating-point resolution) is refilled with the next pending
 initial condition (a work queue), so a batch of M >> LANES keeps the lanes busy; idle lanes
-(queue empty) repeat harmless arithmetic on their last state. DOP853's dense output needs three
-more stages on a step that holds an output time: they are evaluated for all lanes whenever a
-lane needs them (and counted only for the lanes that use them, as in the single run).
+(queue empty) repeat harmless arithmetic on their last state, and once at most LANES / 4 lanes
+are busy they finish one after the other in the single-state integrator (``integrate._advance``,
+from their step boundary: the same steps). DOP853's dense output needs three more stages on a
+step that holds an output time: such steps are queued (their stages copied to a slot) and the
+extra stages of LANES of them evaluated in one lane call each; they count for the lanes that
+used them, as in the single run. RK45's interpolant needs no extra stage.
 """
 
 from __future__ import annotations
