@@ -69,11 +69,12 @@ def lane_workspace(nb):
 
 
 @_lanes_jit
-def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
+def _lanes_aba(X, nq, TAU, ints, geom, inertia, root, ew, OUT, ws):
     """Articulated-body forward dynamics of LANES states (as ``compiled._aba``, lane by lane).
 
-    Q (nq, LANES), V (nv, LANES), TAU (nv, LANES) -> QDD (nv, LANES); leaves the root rotation
-    R0 in ws[0][:9]. ws: :func:`lane_workspace`.
+    X (nq + nv, LANES) = [q; v], TAU (nv, LANES) -> OUT[nq:] (nv, LANES); leaves the root rotation
+    R0 in ws[0][:9]. ws: :func:`lane_workspace`. (Whole arrays and row offsets rather than views:
+    the arguments of a ``noalias`` function must be distinct arrays.)
     """
     Rw, pw, S, vel, c, pA, U, acc, IA, dinv, u, Rl, pl, sq, tmp, a0, L, rhs, sc = ws
     nb = ints.shape[0]
@@ -88,7 +89,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             c[a, l] = 0.0
     if floating:
         for l in range(_L):   # _dcm of the normalised quaternion (x, y, z, w)
-            x, y, z, w = Q[3, l], Q[4, l], Q[5, l], Q[6, l]
+            x, y, z, w = X[3, l], X[4, l], X[5, l], X[6, l]
             s = 1.0 / np.sqrt(x * x + y * y + z * z + w * w)
             x, y, z, w = x * s, y * s, z * s, w * s
             Rw[0, l] = x * x - y * y - z * z + w * w
@@ -102,8 +103,10 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             Rw[8, l] = -x * x - y * y + z * z + w * w
         for a in range(3):
             for l in range(_L):
-                vel[a, l] = Rw[3 * a, l] * V[0, l] + Rw[3 * a + 1, l] * V[1, l] + Rw[3 * a + 2, l] * V[2, l]
-                vel[3 + a, l] = Rw[3 * a, l] * V[3, l] + Rw[3 * a + 1, l] * V[4, l] + Rw[3 * a + 2, l] * V[5, l]
+                vel[a, l] = Rw[3 * a, l] * X[nq, l] + Rw[3 * a + 1, l] * X[nq + 1, l] \
+                    + Rw[3 * a + 2, l] * X[nq + 2, l]
+                vel[3 + a, l] = Rw[3 * a, l] * X[nq + 3, l] + Rw[3 * a + 1, l] * X[nq + 4, l] \
+                    + Rw[3 * a + 2, l] * X[nq + 5, l]
     else:
         for r in range(9):
             value = root[1 + r]
@@ -117,13 +120,13 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
         if k == 1:
             large = False
             for l in range(_L):
-                large |= abs(Q[iq, l]) > _SINCOS_MAX
+                large |= abs(X[iq, l]) > _SINCOS_MAX
             if large:   # a lane beyond the polynomial's range (libm there): lane by lane
                 for l in range(_L):
-                    sc[0, l], sc[1, l] = _sin_cos(Q[iq, l])
+                    sc[0, l], sc[1, l] = _sin_cos(X[iq, l])
             else:   # the vectorised polynomial (the value _sin_cos returns)
                 for l in range(_L):
-                    sc[0, l], sc[1, l] = _sin_cos_reduced(Q[iq, l])
+                    sc[0, l], sc[1, l] = _sin_cos_reduced(X[iq, l])
             for a in range(3):
                 g0, g1, g2 = geom[i, 3 * a], geom[i, 3 * a + 1], geom[i, 3 * a + 2]
                 for l in range(_L):
@@ -139,7 +142,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             p0, d0 = geom[i, _POS + a], geom[i, _SLIDE + a]
             if k == 2:
                 for l in range(_L):
-                    pl[a, l] = p0 + Q[iq, l] * d0
+                    pl[a, l] = p0 + X[iq, l] * d0
             else:
                 for l in range(_L):
                     pl[a, l] = p0 + 0.0 * d0
@@ -176,7 +179,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
                 S[si + 4, l] = 0.0
                 S[si + 5, l] = 0.0
         for l in range(_L):
-            qd = V[iv, l]
+            qd = X[nq + iv, l]
             a0_, a1_, a2_, b0_, b1_, b2_ = S[si, l] * qd, S[si + 1, l] * qd, S[si + 2, l] * qd, \
                 S[si + 3, l] * qd, S[si + 4, l] * qd, S[si + 5, l] * qd
             u0 = vel[sp_, l] + a0_
@@ -300,7 +303,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
                 + S[si + 3, l] * pA[si + 3, l] + S[si + 4, l] * pA[si + 4, l] + S[si + 5, l] * pA[si + 5, l]
             ui = TAU[iv, l] - sp
             if kk != 0.0 or dd != 0.0:
-                ui -= dd * V[iv, l] + kk * (Q[iq, l] - rest)
+                ui -= dd * X[nq + iv, l] + kk * (X[iq, l] - rest)
             inv = 1.0 / di
             dinv[i, l] = inv
             u[i, l] = ui
@@ -369,8 +372,8 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
                 a0[i, l] = a0[i, l] / L[6 * i + i, l]
         for a in range(3):   # body-frame spatial acceleration = X0 a0
             for l in range(_L):
-                QDD[a, l] = Rw[a, l] * a0[0, l] + Rw[3 + a, l] * a0[1, l] + Rw[6 + a, l] * a0[2, l]
-                QDD[3 + a, l] = Rw[a, l] * a0[3, l] + Rw[3 + a, l] * a0[4, l] + Rw[6 + a, l] * a0[5, l]
+                OUT[nq + a, l] = Rw[a, l] * a0[0, l] + Rw[3 + a, l] * a0[1, l] + Rw[6 + a, l] * a0[2, l]
+                OUT[nq + 3 + a, l] = Rw[a, l] * a0[3, l] + Rw[3 + a, l] * a0[4, l] + Rw[6 + a, l] * a0[5, l]
         for a in range(6):
             for l in range(_L):
                 acc[a, l] += a0[a, l]
@@ -393,7 +396,7 @@ def _lanes_aba(Q, V, TAU, ints, geom, inertia, root, ew, QDD, ws):
             ua += U[si + 4, l] * t4
             ua += U[si + 5, l] * t5
             qddi = (u[i, l] - ua) * dinv[i, l]
-            QDD[iv, l] = qddi
+            OUT[nq + iv, l] = qddi
             acc[si, l] = t0 + S[si, l] * qddi
             acc[si + 1, l] = t1 + S[si + 1, l] * qddi
             acc[si + 2, l] = t2 + S[si + 2, l] * qddi
@@ -411,7 +414,7 @@ def lanes_state_derivative(X, TAU, nq, ints, geom, inertia, root, ew, OUT, ws):
         # Cheap guard against a workspace of another layout (e.g. a stale numba cache of a caller
         # compiled against an older version of this module): fail instead of writing out of bounds.
         raise ValueError("lanes_state_derivative: arrays of the wrong shape for this kernel")
-    _lanes_aba(X[:nq], X[nq:], TAU, ints, geom, inertia, root, ew, OUT[nq:], ws)
+    _lanes_aba(X, nq, TAU, ints, geom, inertia, root, ew, OUT, ws)
     if root[0] != 0.0:
         Rw = ws[0]
         for a in range(3):
