@@ -25,6 +25,8 @@ used them, as in the single run. RK45's interpolant needs no extra stage.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .compiled import _jit, _state_derivative, numba
@@ -395,28 +397,14 @@ def _lanes(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853
                      nq, ints, geom, inertia, root, ew, ws, xs, Fp, y, theta_p, active_p, out)
 
 
-def _lanes_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra, Dense,
-                   nq, ints, geom, inertia, root, ew, nb, chunks, out, status):
-    """As _lanes, the trajectories split into contiguous chunks shared among numba's threads."""
-    M = X0.shape[0]
-    for c in numba.prange(chunks):
-        lo, hi = (c * M) // chunks, ((c + 1) * M) // chunks
-        ws = lane_workspace(nb)
-        _lanes(X0[lo:hi], taus[lo:hi], times, max_step, rtol, atol, A, B, C, E3, E5, order, dop853, A_extra, C_extra,
-               Dense, nq, ints, geom, inertia, root, ew, ws, out[lo:hi], status[lo:hi])
-
-
-if numba is not None:
-    _lanes_threads = numba.njit(cache=True, parallel=True, nogil=True)(_lanes_threads)
-
-
 def integrate_lanes(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=1e-10, max_step=np.inf,
                     threads=False):
     """Trajectories of many initial states in lock-step lanes (trusted inputs; the interface and
     results of :func:`~satdyn.multibody.integrate.integrate_many`).
 
-    ``threads``: split the trajectories into one contiguous chunk per numba thread, each chunk
-    integrated in its own lanes (each trajectory is computed exactly as without).
+    ``threads``: split the trajectories into one contiguous chunk per numba thread
+    (``numba.get_num_threads()``), each chunk integrated in its own lanes by a Python thread (the
+    compiled loop releases the GIL); each trajectory is computed exactly as without.
 
     Returns ``(states (M, T, nq + nv), nfev (M,))``; ``nfev = -1`` marks a failed trajectory
     (its states after the failure are NaN).
@@ -426,11 +414,17 @@ def integrate_lanes(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol
     out = np.full((X0.shape[0], times.size, X0.shape[1]), np.nan)
     status = np.zeros(X0.shape[0], dtype=np.int64)
     nb = compiled._packed[0].shape[0]
-    chunks = min(numba.get_num_threads(), X0.shape[0]) if threads else 1
+    args = (times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq, *compiled._packed)
+    chunks = max(1, min(numba.get_num_threads(), X0.shape[0])) if threads else 1
+    bounds = [(c * X0.shape[0]) // chunks for c in range(chunks + 1)]
+
+    def run(c):   # _lanes releases the GIL (nogil): the chunks run in parallel threads
+        lo, hi = bounds[c], bounds[c + 1]
+        _lanes(X0[lo:hi], taus[lo:hi], *args, lane_workspace(nb), out[lo:hi], status[lo:hi])
+
     if chunks > 1:
-        _lanes_threads(X0, taus, times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq,
-                       *compiled._packed, nb, chunks, out, status)
+        with ThreadPoolExecutor(chunks) as pool:
+            list(pool.map(run, range(chunks)))   # list(): re-raise a chunk's exception here
     else:
-        _lanes(X0, taus, times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq,
-               *compiled._packed, lane_workspace(nb), out, status)
+        run(0)
     return out, status
