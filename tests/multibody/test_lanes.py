@@ -178,7 +178,7 @@ def test_a_failing_lane_is_reported_and_the_others_are_unaffected():
 def test_threaded_lanes_equal_one_thread():
     rng = np.random.default_rng(101)
     model = random_tree(rng, 5, floating=True, gravity=[0.0, 0.0, -9.81], kinds=KINDS)[0]
-    X0 = _states(rng, model, 45)
+    X0 = _states(rng, model, 2 * LANES + 3)   # two chunks of at least LANES
     t_eval = np.linspace(0.0, 0.2, 3)
     one = mb.simulate_batch(model, (0.0, 0.2), X0, t_eval=t_eval, lanes=True)
     two = mb.simulate_batch(model, (0.0, 0.2), X0, t_eval=t_eval, lanes=True, threads=True)

@@ -7,8 +7,8 @@ atol=1e-10, max_step=inf, compiled=True, threads=False) -> BatchSimulationResult
 * ``efforts`` -- None (zero), one constant (nv,) for all, or (M, nv): one per trajectory;
 * ``t_eval`` (T,) -- output times (default 201 over ``t_span``); ``method`` "RK45" or "DOP853";
 * ``threads`` -- on the compiled path, share the trajectories among numba's threads
-  (``numba.set_num_threads`` / ``NUMBA_NUM_THREADS``; each trajectory is computed exactly as
-  with ``threads=False``, the default);
+  (``numba.set_num_threads`` / ``NUMBA_NUM_THREADS``; with lanes, chunks of at least 32; each
+  trajectory is computed exactly as with ``threads=False``, the default);
 * ``lanes`` -- on the compiled path: True runs the trajectories LANES (32) at a time in lock
   step (:mod:`~satdyn.multibody.integrate_lanes`: SIMD over the states), False one after the
   other with the single-state kernel; None (default) picks the lanes from M >= 8 on (below,

@@ -403,8 +403,9 @@ def integrate_lanes(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol
     results of :func:`~satdyn.multibody.integrate.integrate_many`).
 
     ``threads``: split the trajectories into one contiguous chunk per numba thread
-    (``numba.get_num_threads()``), each chunk integrated in its own lanes by a Python thread (the
-    compiled loop releases the GIL); each trajectory is computed exactly as without.
+    (``numba.get_num_threads()``; at least LANES trajectories per chunk), each chunk integrated
+    in its own lanes by a Python thread (the compiled loop releases the GIL); each trajectory is
+    computed exactly as without.
 
     Returns ``(states (M, T, nq + nv), nfev (M,))``; ``nfev = -1`` marks a failed trajectory
     (its states after the failure are NaN).
@@ -415,7 +416,8 @@ def integrate_lanes(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol
     status = np.zeros(X0.shape[0], dtype=np.int64)
     nb = compiled._packed[0].shape[0]
     args = (times, float(max_step), float(rtol), float(atol), *TABLEAUS[method], compiled.nq, *compiled._packed)
-    chunks = max(1, min(numba.get_num_threads(), X0.shape[0])) if threads else 1
+    # one chunk per thread, but no chunk smaller than LANES (a chunk fills its own lanes)
+    chunks = max(1, min(numba.get_num_threads(), X0.shape[0] // LANES)) if threads else 1
     bounds = [(c * X0.shape[0]) // chunks for c in range(chunks + 1)]
 
     def run(c):   # _lanes releases the GIL (nogil): the chunks run in parallel threads
