@@ -13,7 +13,9 @@ rounding (no fast-math: no reassociation, the same results on every CPU).
 
 Why the lane width is a compile-time constant of 32: LLVM fully unrolls a loop of a small
 constant trip count (8 or 16) and then leaves it scalar; a loop of 32 is vectorised with no
-run-time remainder. Why ``noalias``: numba cannot tell LLVM that two arrays never overlap, and
+run-time remainder. Measured on a 30-joint tree (AVX-512): 2.3 us per state with 16 lanes,
+1.27 with 32, 1.27 with 64 (against 6.9 for the single-state kernel); 32 keeps batches of a few
+dozen states busy. Why ``noalias``: numba cannot tell LLVM that two arrays never overlap, and
 without that guarantee LLVM either gives up or guards every lane loop with overlap tests. The
 kernels below are compiled with numba's ``noalias`` flag (a custom pipeline class), which is
 valid because their callers pass arrays that do not overlap (distinct allocations; reads and
