@@ -8,11 +8,12 @@
 3. Random URDF trees (branching; revolute, prismatic and fixed joints; 2 to 30 joints; fixed
    and floating base; gravity), read by satdyn's and Pinocchio's URDF readers: a 1 s
    single-trajectory simulation (``simulate`` vs ``solve_ivp`` over ``pin.aba``; also with all
-   derived outputs read) and a batch of initial conditions (``simulate_batch``, one thread and
-   ``threads=True``, vs a loop of the same ``solve_ivp``), DOP853, rtol = atol = 1e-10, with the
-   largest state difference.
+   derived outputs read) and a batch of initial conditions (``simulate_batch`` in lock-step
+   SIMD lanes, one thread and ``threads=True``, and the single-state loop ``lanes=False``, vs a
+   loop of the same ``solve_ivp``), DOP853, rtol = atol = 1e-10, with the largest state
+   difference.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_multibody.py [--states N]``. Prints times and
+Run: ``PYTHONPATH=src python benchmarks/bench_multibody.py [--states N] [--batch M] [--sizes ...]``. Prints times and
 ratios (> 1: satdyn faster). The spacecraft data are synthetic.
 """
 
@@ -35,6 +36,7 @@ import pinocchio as pin
 from scipy.integrate import solve_ivp
 
 import satdyn.multibody as mb
+from satdyn.multibody.compiled_lanes import LANES
 
 
 def spacecraft_with_arm():
@@ -214,14 +216,19 @@ def bench_trees(sizes, n_batch, rng, t_final=1.0):
                                              atol=1e-10, t_eval=t_eval)
                 t_pin, sol = _timeit(lambda: solve(X0[0]), repeat=3)
                 diff = np.abs(sol.y.T - np.concatenate([res.q, res.v], 1)).max()
-                t_bsd, batch = _timeit(lambda: mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval), repeat=2)
-                mb.simulate_batch(model, (0.0, t_final), X0[:2], t_eval=t_eval, threads=True)   # load the machine code
-                t_bth, _ = _timeit(lambda: mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval, threads=True),
-                                   repeat=2)
+                batch_run = lambda **kw: mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval, **kw)  # noqa: E731
+                mb.simulate_batch(model, (0.0, t_final), X0[:1], t_eval=t_eval, lanes=True)   # load the machine code
+                t_bsd, batch = _timeit(lambda: batch_run(lanes=True), repeat=2)
+                mb.simulate_batch(model, (0.0, t_final), X0[:2], t_eval=t_eval, lanes=True, threads=True)
+                t_bth, batch_th = _timeit(lambda: batch_run(lanes=True, threads=True), repeat=2)
+                t_bsc, batch_sc = _timeit(lambda: batch_run(lanes=False), repeat=2)
+                for other in (batch_sc, batch_th):   # same steps, same arithmetic: identical arrays
+                    assert np.array_equal(batch.q, other.q, equal_nan=True)
                 t_bpin, sols = _timeit(lambda: [solve(x0) for x0 in X0], repeat=2)
                 bdiff = max(np.abs(s.y.T - np.concatenate([batch.q[m], batch.v[m]], 1)).max()
                             for m, s in enumerate(sols))
-                rows.append((n_joints, floating, model.nv, t_sd, t_sd_all, t_pin, diff, t_bsd, t_bth, t_bpin, bdiff))
+                rows.append((n_joints, floating, model.nv, t_sd, t_sd_all, t_pin, diff, t_bsd, t_bth, t_bsc, t_bpin,
+                             bdiff))
     return rows
 
 
@@ -230,7 +237,7 @@ def main():
     parser.add_argument("--states", type=int, default=10_000)
     parser.add_argument("--no-simulation", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 8, 16, 30], help="joints of the random trees")
-    parser.add_argument("--batch", type=int, default=8, help="initial conditions of the batched simulation")
+    parser.add_argument("--batch", type=int, default=64, help="initial conditions of the batched simulation")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     r = bench_dynamics(args.states, rng)
@@ -245,17 +252,16 @@ def main():
               f"({nfev_pin} RHS) | ratio (pin/satdyn) {t_pin / t_sd:5.2f} | final-state difference {diff:.1e}")
         print(f"random URDF trees, gravity, 1 s, DOP853 rtol = atol = 1e-10; batch of {args.batch} initial conditions")
         print("  single: simulate, states read (as the peer); in brackets: every derived output read too")
-        print(f"  batch: simulate_batch one thread; in brackets threads=True ({numba.get_num_threads()} numba threads)")
-        for n, floating, nv, t_sd, t_all, t_pin, diff, t_bsd, t_bth, t_bpin, bdiff in bench_trees(args.sizes, args.batch,
-                                                                                                  rng):
+        print(f"  batch: simulate_batch in lock-step lanes of {LANES}, one thread; in brackets threads=True "
+              f"({numba.get_num_threads()} numba threads); scalar: the single-state loop (lanes=False)")
+        for n, floating, nv, t_sd, t_all, t_pin, diff, t_bsd, t_bth, t_bsc, t_bpin, bdiff in bench_trees(
+                args.sizes, args.batch, rng):
             base = "floating" if floating else "fixed   "
             print(f"  {n:2d} joints {base} (nv {nv:2d}) | single: satdyn {1e3 * t_sd:6.1f} ms ({1e3 * t_all:6.1f}), "
                   f"Pinocchio + solve_ivp {1e3 * t_pin:6.1f} ms, ratio {t_pin / t_sd:5.2f} ({t_pin / t_all:4.2f}), "
-                  f"diff {diff:.0e} | batch: satdyn "
-                  f"{1e3 * t_bsd:7.1f} ms ({1e3 * t_bth:7.1f}), Pinocchio loop {1e3 * t_bpin:8.1f} ms, "
-                  f"ratio {t_bpin / t_bsd:5.2f} ({t_bpin / t_bth:5.2f}), "
-                  f"diff {bdiff:.0e}")
-
+                  f"diff {diff:.0e} | batch: satdyn {1e3 * t_bsd:7.1f} ms ({1e3 * t_bth:7.1f}), "
+                  f"Pinocchio loop {1e3 * t_bpin:8.1f} ms, ratio {t_bpin / t_bsd:5.2f} ({t_bpin / t_bth:5.2f}), "
+                  f"scalar {t_bpin / t_bsc:5.2f}, diff {bdiff:.0e}")
 
 if __name__ == "__main__":
     main()

@@ -40,6 +40,16 @@ def _state(rng, model):
     return q, rng.normal(size=model.nv)
 
 
+def with_constant_loads(rng, model):
+    """``model`` with three random constant wrenches: on the root (inertial components) and two on
+    the last body (body and inertial components)."""
+    last = model.n_bodies - 1
+    return replace(model, external_wrenches=(
+        ExternalWrench(0, rng.normal(size=3), rng.normal(size=6), "inertial"),
+        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "body"),
+        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "inertial")))
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("floating", [False, True])
 def test_kernels_match_pinocchio(seed, floating):
@@ -64,12 +74,8 @@ def test_kernels_match_pinocchio(seed, floating):
 @pytest.mark.parametrize("floating", [False, True])
 def test_kernels_with_springs_and_loads_match_the_numpy_sweep(floating):
     rng = np.random.default_rng(7 + floating)
-    model = random_tree(rng, 8, floating=floating, gravity=rng.normal(size=3), kinds=KINDS, damping=True)[0]
-    last = model.n_bodies - 1
-    model = replace(model, external_wrenches=(
-        ExternalWrench(0, rng.normal(size=3), rng.normal(size=6), "inertial"),
-        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "body"),
-        ExternalWrench(last, rng.normal(size=3), rng.normal(size=6), "inertial")))
+    model = with_constant_loads(rng, random_tree(rng, 8, floating=floating, gravity=rng.normal(size=3), kinds=KINDS,
+                                                 damping=True)[0])
     kernels = compile_model(model)
     for _ in range(5):
         q, v = _state(rng, model)

@@ -33,6 +33,8 @@ try:
 except ImportError:  # the numpy paths run instead
     numba = None
 
+from .compiled_trig import _sin_cos   # the joint angles' sine and cosine
+
 __all__ = ["HAVE_NUMBA"]  # the kernels; the model-bound interface is in .compiled_model
 
 HAVE_NUMBA = numba is not None
@@ -213,8 +215,7 @@ def _joint_placement(q, ints, geom, i, R, p):
     """Child frame of body i in its parent's frame: R (3x3) and origin p (3,) at the joint coordinate."""
     k = ints[i, 0]
     if k == 1:   # aligned frames: R = P0 Rz(theta)
-        th = q[ints[i, 2]]
-        s, c = np.sin(th), np.cos(th)
+        s, c = _sin_cos(q[ints[i, 2]])
         for a in range(3):
             R[a, 0] = c * geom[i, 3 * a] + s * geom[i, 3 * a + 1]
             R[a, 1] = c * geom[i, 3 * a + 1] - s * geom[i, 3 * a]

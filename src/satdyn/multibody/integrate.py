@@ -62,7 +62,9 @@ def _initial_step(x, f0, t_span, max_step, order, rtol, atol, tau, nq, ints, geo
     h0 = min(h0, t_span)
     f1 = np.empty(x.size)
     _state_derivative(x + h0 * f0, tau, nq, ints, geom, inertia, root, ew, f1)
-    d2 = _rms((f1 - f0) / scale) / h0
+    # h0 = 0 when f0 overflows (d1 = inf): d2 = inf, h = 0, and the run fails at its first step
+    # (scipy divides by zero here too and fails the same way)
+    d2 = _rms((f1 - f0) / scale) / h0 if h0 > 0.0 else np.inf
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -75,36 +77,38 @@ def _initial_step(x, f0, t_span, max_step, order, rtol, atol, tau, nq, ints, geo
 def _dense_coefficients(x_old, x_new, f_old, f_new, t_old, h, A_extra, C_extra, Dense, dop853,
                         tau, nq, ints, geom, inertia, root, ew, K, F):
     """F: scipy's dense-output coefficients of the step (DOP853: 3 more stages into K[13:16])."""
-    n = x_old.size
-    if not dop853:
-        for r in range(Dense.shape[0]):
+    if dop853:
+        n = x_old.size
+        xs = np.empty(n)
+        s0 = K.shape[0] - A_extra.shape[0]
+        for e in range(A_extra.shape[0]):
             for k in range(n):
                 acc = 0.0
-                for j in range(Dense.shape[1]):
-                    acc += Dense[r, j] * K[j, k]
-                F[r, k] = acc
-        return 0
-    xs = np.empty(n)
-    s0 = K.shape[0] - A_extra.shape[0]
-    for e in range(A_extra.shape[0]):
+                for j in range(s0 + e):
+                    acc += A_extra[e, j] * K[j, k]
+                xs[k] = x_old[k] + h * acc
+            _state_derivative(xs, tau, nq, ints, geom, inertia, root, ew, K[s0 + e])
+    _dense_from_stages(x_old, x_new, f_old, f_new, h, Dense, dop853, K, F)
+    return A_extra.shape[0] if dop853 else 0
+
+
+@_jit
+def _dense_from_stages(x_old, x_new, f_old, f_new, h, Dense, dop853, K, F):
+    """F from the step's stages K (rows: stages, columns: state entries; DOP853: extra stages included)."""
+    n = x_old.size
+    first = 3 if dop853 else 0
+    if dop853:
         for k in range(n):
-            acc = 0.0
-            for j in range(s0 + e):
-                acc += A_extra[e, j] * K[j, k]
-            xs[k] = x_old[k] + h * acc
-        _state_derivative(xs, tau, nq, ints, geom, inertia, root, ew, K[s0 + e])
-    for k in range(n):
-        dy = x_new[k] - x_old[k]
-        F[0, k] = dy
-        F[1, k] = h * f_old[k] - dy
-        F[2, k] = 2.0 * dy - h * (f_new[k] + f_old[k])
+            dy = x_new[k] - x_old[k]
+            F[0, k] = dy
+            F[1, k] = h * f_old[k] - dy
+            F[2, k] = 2.0 * dy - h * (f_new[k] + f_old[k])
     for r in range(Dense.shape[0]):
         for k in range(n):
             acc = 0.0
             for j in range(Dense.shape[1]):
                 acc += Dense[r, j] * K[j, k]
-            F[3 + r, k] = h * acc
-    return A_extra.shape[0]
+            F[first + r, k] = h * acc if dop853 else acc
 
 
 @_jit
