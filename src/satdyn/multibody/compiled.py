@@ -34,6 +34,7 @@ except ImportError:  # the numpy paths run instead
     numba = None
 
 from .compiled_trig import _sin_cos   # the joint angles' sine and cosine
+from .kernel_cache import cached_njit
 
 __all__ = ["HAVE_NUMBA"]  # the kernels; the model-bound interface is in .compiled_model
 
@@ -41,8 +42,7 @@ HAVE_NUMBA = numba is not None
 _KIND = {"weld": 0, "revolute": 1, "prismatic": 2}
 
 
-def _jit(function):
-    return numba.njit(cache=True, fastmath=False, nogil=True)(function) if HAVE_NUMBA else function
+_jit = cached_njit(fastmath=False, nogil=True)
 
 
 # --- small dense helpers on 3- and 6-vectors (explicit loops: no BLAS call per 6x6 product) ---

@@ -29,6 +29,7 @@ import numpy as np
 
 from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, numba
 from .compiled_trig import _SINCOS_MAX, _sin_cos, _sin_cos_reduced
+from .kernel_cache import cached_njit
 
 __all__ = ["LANES", "lane_workspace", "lanes_state_derivative"]
 
@@ -50,9 +51,8 @@ if HAVE_NUMBA:
             super().__init__(*args, **kwargs)
             self.state.flags.noalias = True
 
-    def _lanes_jit(function):
-        return numba.njit(cache=True, fastmath=False, nogil=True, boundscheck=False, error_model="numpy",
-                          pipeline_class=_NoAliasCompiler)(function)
+    _lanes_jit = cached_njit(fastmath=False, nogil=True, boundscheck=False, error_model="numpy",
+                             pipeline_class=_NoAliasCompiler)
 else:
     def _lanes_jit(function):
         return function

@@ -15,10 +15,7 @@ import math
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # the numpy paths run instead
-    numba = None
+from .kernel_cache import cached_njit
 
 __all__ = []  # kernel helpers: _sin_cos, _sin_cos_reduced, _SINCOS_MAX
 
@@ -31,8 +28,7 @@ _SIN_TAYLOR = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(1, 9)
 _COS_TAYLOR = tuple((-1.0) ** k / math.factorial(2 * k) for k in range(2, 10))      # r^4 .. r^18
 
 
-def _inline_jit(function):
-    return numba.njit(cache=True, fastmath=False, nogil=True, inline="always")(function) if numba else function
+_inline_jit = cached_njit(fastmath=False, nogil=True, inline="always")
 
 
 @_inline_jit

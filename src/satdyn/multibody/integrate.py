@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import DOP853, RK45
 
+from .kernel_cache import cached_njit
 from .compiled import HAVE_NUMBA, _jit, _state_derivative, numba
 
 __all__ = ["TABLEAUS", "advance", "integrate_many", "start_run"]
@@ -258,7 +259,7 @@ def _many_threads(X0, taus, times, max_step, rtol, atol, A, B, C, E3, E5, order,
 
 
 if HAVE_NUMBA:
-    _many_threads = numba.njit(cache=True, parallel=True, nogil=True)(_many_threads)
+    _many_threads = cached_njit(parallel=True, nogil=True)(_many_threads)
 
 
 def integrate_many(compiled, X0, taus, times, method="DOP853", rtol=1e-10, atol=1e-10, max_step=np.inf,
