@@ -109,8 +109,19 @@ def _sigma_grid(CV, WB, lam, D, omega):
     """sigma_max of D + CV diag(1/(jw - lam)) WB on per-scenario frequencies omega (N, nf)."""
     H = 1.0 / (1j * omega[:, :, None] - lam[:, None, :])
     T = np.einsum("npk,nfk,nkm->nfpm", CV, H, WB) + D[:, None]
-    return np.linalg.norm(T, ord=2, axis=(2, 3)) if T.shape[2] > 1 and T.shape[3] > 1 \
-        else np.sqrt(np.sum(np.abs(T) ** 2, axis=(2, 3)))
+    return _sigma_max(T)
+
+
+def _sigma_max(T):
+    """Largest singular value over the last two axes; closed form for 2 x 2 (no batched SVD:
+    the peak search evaluates 10^4-10^5 small matrices per call)."""
+    if T.shape[-2] == 1 or T.shape[-1] == 1:
+        return np.sqrt(np.sum(np.abs(T) ** 2, axis=(-2, -1)))
+    if T.shape[-2:] == (2, 2):
+        fro2 = np.sum(np.abs(T) ** 2, axis=(-2, -1))
+        det = np.abs(T[..., 0, 0] * T[..., 1, 1] - T[..., 0, 1] * T[..., 1, 0])
+        return np.sqrt(0.5 * (fro2 + np.sqrt(np.maximum(fro2 ** 2 - 4.0 * det ** 2, 0.0))))
+    return np.linalg.norm(T, ord=2, axis=(-2, -1))
 
 
 def _local_peaks(Acl, Bcl, Ccl, Dcl, gamma, peak, rho, npoints=120, iterations=24):

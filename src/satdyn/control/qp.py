@@ -31,6 +31,10 @@ def simplex_qp(Q, a, lam0=None, iterations=30, tol=1e-13):
     m = len(a)
     if m == 1:
         return np.ones(1)
+    if lam0 is not None and len(lam0) == m and np.all(np.isfinite(lam0)) and lam0.sum() > 0:
+        # warm start (same pieces, nearby metric): the active-set method from the previous
+        # support needs a few steps; the projected-gradient phase would only blur the support
+        return _active_set(Q, a, project_simplex(np.asarray(lam0, float)))
     L = max(np.linalg.eigvalsh(Q)[-1], 1e-300)
     lam = project_simplex(np.full(m, 1.0 / m) if lam0 is None else lam0)
     y, t = lam.copy(), 1.0
@@ -54,13 +58,21 @@ def _active_set(Q, a, lam, max_steps=None):
         lam = np.zeros(m)
         lam[S[0]] = 1.0
     scale = 1.0 + np.abs(Q).max() + np.abs(a).max()
+    ridge = 1e-13 * (1.0 + np.abs(Q).max())
     for _ in range(max_steps or 20 * m + 20):
         k = len(S)
         K = np.zeros((k + 1, k + 1))
-        K[:k, :k] = Q[np.ix_(S, S)]
+        # a tiny ridge keeps the KKT matrix regular when the support's gradients are
+        # linearly dependent (more pieces than parameters, repeated pieces)
+        K[:k, :k] = Q[np.ix_(S, S)] + ridge * np.eye(k)
         K[:k, k] = K[k, :k] = 1.0
         rhs = np.concatenate([a[S], [1.0]])
-        sol = np.linalg.lstsq(K, rhs, rcond=1e-13)[0]
+        try:  # the KKT matrix is regular unless the support's gradients are degenerate
+            sol = np.linalg.solve(K, rhs)
+            if not np.all(np.isfinite(sol)):
+                raise np.linalg.LinAlgError
+        except np.linalg.LinAlgError:
+            sol = np.linalg.lstsq(K, rhs, rcond=1e-13)[0]
         target = sol[:k]
         p = target - lam[S]
         neg = p < -1e-15
@@ -81,14 +93,16 @@ def _active_set(Q, a, lam, max_steps=None):
         if not S:
             break
         nu = np.mean(g[S])
-        out = [i for i in range(m) if i not in S]
-        if not out:
+        inside = np.zeros(m, bool)
+        inside[S] = True
+        out = np.flatnonzero(~inside)
+        if not out.size:
             break
         viol = g[out] - nu
         j = int(np.argmin(viol))
         if viol[j] >= -1e-13 * scale:
             break
-        S.append(out[j])
+        S.append(int(out[j]))
     lam = np.maximum(lam, 0.0)
     total = lam.sum()
     if not total > 0:

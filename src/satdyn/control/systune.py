@@ -129,6 +129,8 @@ class TuneResult:
         Of the best start.
     certification : object or None
         Filled by the robust loop (:func:`satdyn.control.robust_tune`).
+    active : ndarray or None
+        Robust loop: the final training points in normalised coordinates (M, k).
     """
 
     soft: float
@@ -146,6 +148,7 @@ class TuneResult:
     history: list
     time_s: float = 0.0
     certification: object = None
+    active: object = None  # robust loop: training points, normalised (M, k)
 
     def controller(self, values: dict | None = None):
         """The tuned controller (all blocks) as a ``control.StateSpace`` at scheduling values
