@@ -27,6 +27,8 @@ def add_arguments(parser) -> None:
                         help="skew-mu worst-case-gain certificates (0 or 1; default 1 full, 0 quick)")
     parser.add_argument("--checkpoint", default=None, metavar="DIR",
                         help="folder of resumable robust-loop checkpoints")
+    parser.add_argument("--add", type=positive_int, default=6, metavar="N",
+                        help="worst-case points added to the training set per robust round (default 6)")
     parser.add_argument("--structure", choices=ARM_STRUCTURES, default="tridiag",
                         help="controller structure: tridiagonal A (default) or two integrators + one tuned pole")
     parser.add_argument("--seed", type=seed, default=0, help="random seed of the starts (default 0)")
@@ -37,7 +39,7 @@ def run(args):
     return arm_control_study(args.geometry, quick=args.quick, time_budget_s=args.budget,
                              hard_margin=args.hard_margin, rounds=args.rounds, starts=args.starts,
                              wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint,
-                             structure=args.structure)
+                             structure=args.structure, add_per_round=args.add)
 
 
 def figures(result):

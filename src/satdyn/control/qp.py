@@ -3,7 +3,9 @@
 Primal: ``min_d max_k (a_k + g_k^T d) + 1/2 d^T H d`` (H positive definite).
 Dual:   ``max_{lam in simplex} a^T lam - 1/2 lam^T G^T H^-1 G lam``, ``d = -H^-1 G lam``.
 
-The dual is solved by accelerated projected gradient (projection on the simplex by
+Large programs (more than ``LARGE`` pieces: a robust loop with many scenarios) go to the
+Clarabel interior-point solver on the primal form (its multipliers are the dual ``lam``).
+Otherwise the dual is solved by accelerated projected gradient (projection on the simplex by
 sorting), then polished by an active-set step: the KKT system on the support of ``lam``,
 accepted when it is primal-dual optimal (``lam >= 0`` and no inactive piece predicts a
 larger value). Sizes here are small (tens to a few hundred pieces).
@@ -112,6 +114,36 @@ def _active_set(Q, a, lam, max_steps=None):
     return lam / total
 
 
+LARGE = 60  # pieces above which the interior-point solver is used (measured on the arm:
+# 3.2x faster at 120-750 pieces; the active-set method stays exact and fast for small ones)
+
+
+def _interior_point(a, G, Hinv):
+    """Primal tangent program ``min t + 1/2 d^T H d`` s.t. ``a_k + g_k^T d <= t`` by Clarabel
+    (interior point); returns ``(d, lam)`` or None when it does not report success."""
+    try:
+        import clarabel
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover - clarabel ships with cvxpy
+        return None
+    P, m = G.shape
+    H = np.linalg.inv(Hinv)
+    H = 0.5 * (H + H.T)
+    Pm = sp.block_diag([sp.csc_matrix(np.triu(H)), sp.csc_matrix((1, 1))], format="csc")
+    A = sp.csc_matrix(np.hstack([G.T, -np.ones((m, 1))]))
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-12
+    sol = clarabel.DefaultSolver(Pm, np.r_[np.zeros(P), 1.0], A, -np.asarray(a, float),
+                                 [clarabel.NonnegativeConeT(m)], settings).solve()
+    if str(sol.status) not in ("Solved", "SolverStatus.Solved", "AlmostSolved", "SolverStatus.AlmostSolved"):
+        return None
+    lam = np.maximum(np.asarray(sol.z, float), 0.0)
+    if not lam.sum() > 0:
+        return None
+    return np.asarray(sol.x, float)[:P], lam / lam.sum()
+
+
 def tangent_step(a, G, Hinv, lam0=None):
     """Solve the tangent program. a (m,), G (P, m), Hinv (P, P).
 
@@ -125,7 +157,11 @@ def tangent_step(a, G, Hinv, lam0=None):
     HG = Hinv @ G
     Q = G.T @ HG
     Q = 0.5 * (Q + Q.T)
-    lam = simplex_qp(Q, a, lam0)
+    ip = _interior_point(a, G, Hinv) if len(a) > LARGE else None
+    if ip is not None:
+        lam = ip[1]
+    else:
+        lam = simplex_qp(Q, a, lam0)
     d = -HG @ lam
     model = np.max(a + G.T @ d)
     theta = model + 0.5 * lam @ Q @ lam

@@ -249,6 +249,9 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         Initial active scenarios (default: the grid of ``grid_points`` per varying parameter
         at nominal uncertain values; only the nominal point without varying parameters).
     robust : RobustOptions, optional
+    options : TuneOptions or callable, optional
+        Options of the re-tunes; a callable ``options(round) -> TuneOptions`` lets a caller
+        shrink the time budget of each round to what is left of its own.
     checkpoint : str or Path, optional
         JSON file written after each round; an existing file resumes the run.
     first_options : TuneOptions, optional
@@ -273,8 +276,10 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
 
     options = TuneOptions() if options is None else options
     robust = RobustOptions() if robust is None else robust
+    options_of_round = options if callable(options) else (lambda r: options)
+    options = options_of_round(0)
     if not isinstance(options, TuneOptions):
-        raise TypeError(f"`options` must be a TuneOptions; got {type(options).__name__}")
+        raise TypeError(f"`options` must be a TuneOptions (or a callable returning one); got {type(options).__name__}")
     if not isinstance(robust, RobustOptions):
         raise TypeError(f"`robust` must be a RobustOptions; got {type(robust).__name__}")
     goals = _goal_list(soft, hard)
@@ -313,7 +318,8 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         for r in range(len(rounds), 0 if converged else robust.rounds):
             problem = probe.with_scenarios(_to_values(box, active))
             first = r == 0 and not rounds
-            opts = (first_options or options) if first else TuneOptions(**{**options.__dict__, "random_starts": 0})
+            opts = (first_options or options) if first else \
+                TuneOptions(**{**options_of_round(r).__dict__, "random_starts": 0})
             result = tune_problem(problem, opts, starts=None if first else [x])
             x = result.x
             train_soft = result.soft if result.soft > 0 else 1.0

@@ -48,14 +48,17 @@ def plot_arm_control(result) -> dict:
     for phase in result.phases:
         rounds = phase["rounds"]
         idx = np.arange(k, k + len(rounds))
-        ax.plot(idx, [r["certified_gamma1"] for r in rounds], "o-", label=f"{phase['name']}: certified gamma1")
-        ax.plot(idx, [r["certified_gamma2"] for r in rounds], "s--", label=f"{phase['name']}: certified gamma2")
+        line, = ax.plot(idx, [r["searched_gamma1"] for r in rounds], "-", label=f"{phase['name']}: gamma1, search")
+        ax.plot(idx, [r["certified_gamma1"] for r in rounds], "o", color=line.get_color(),
+                label=f"{phase['name']}: gamma1, certified")
+        ax.plot(idx, [r["certified_gamma2"] for r in rounds], "s", mfc="none", color=line.get_color(),
+                label=f"{phase['name']}: gamma2, certified")
         k += len(rounds)
     ax.axhline(1.0, color="k", lw=0.8)
     ax.axhline(result.paper_gamma2, color="r", lw=0.8, ls=":", label="paper gamma2 = 0.69")
     ax.set_yscale("log")
-    ax.set_xlabel("robust round (each certified)")
-    ax.set_ylabel("certified worst case over the box")
+    ax.set_xlabel("robust round (certified when the search stays <= 1)")
+    ax.set_ylabel("worst case over the box")
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     figs["convergence"] = fig
