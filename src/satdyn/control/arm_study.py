@@ -208,7 +208,10 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     rounds = rounds if rounds is not None else (1 if quick else 30)
     starts = starts if starts is not None else 0
     wcgain_points = wcgain_points if wcgain_points is not None else (0 if quick else 1)
-    rob = RobustOptions(rounds=rounds, grid_points=3, local_starts=0 if quick else 2, add_per_round=add_per_round,
+    # the worst-case search must be denser than the 3 x 3 training grid (with the training
+    # grid as its search grid a round found no violator while the certification found 4.07)
+    rob = RobustOptions(rounds=rounds, grid_points=5, random_points=0 if quick else 200,
+                        local_starts=0 if quick else 2, add_per_round=add_per_round,
                         tol=1e-3, certify_grid_points=3 if quick else 11, certify_random=0 if quick else 1000,
                         seed=seed)
     ckdir = None if checkpoint_dir is None else Path(checkpoint_dir)

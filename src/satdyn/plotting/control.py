@@ -59,7 +59,7 @@ def plot_arm_control(result) -> dict:
     ax.set_yscale("log")
     ax.set_xlabel("robust round (certified when the search stays <= 1)")
     ax.set_ylabel("worst case over the box")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper right")
     ax.grid(True, which="both", alpha=0.3)
     figs["convergence"] = fig
     return figs
