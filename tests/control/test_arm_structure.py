@@ -132,5 +132,9 @@ def test_selection_never_returns_an_infeasible_design_when_a_feasible_one_exists
     # a later, much better gamma2 that lost the certificate is not chosen
     hist = [dict(gamma1=0.98, gamma2=5.0), dict(gamma1=1.02, gamma2=0.7)]
     assert select_design(hist) is hist[0]
+    # the skew-mu upper bound is part of the certificate: 0.95 on the grid but 1.05 between
+    # its points is not feasible
+    hist = [dict(gamma1=0.95, gamma1_mu_upper=1.05, gamma2=2.0), dict(gamma1=0.97, gamma1_mu_upper=0.97, gamma2=3.0)]
+    assert select_design(hist) is hist[1]
     with pytest.raises(ValueError, match="designs"):
         select_design([])

@@ -58,8 +58,9 @@ def summary(result) -> str:
         f"gamma1 worst at {w1}, {result.gamma1_frequency:.3g} rad/s",
     ]
     for d in result.designs:
+        mu = f" (skew-mu upper bound {d['gamma1_mu_upper']:.3f})" if "gamma1_mu_upper" in d else ""
         lines.append(f"  certified design: {d['phase']}, round {d['round']}, {d['training_points']} training points, "
-                     f"gamma1 = {d['gamma1']:.3f}, gamma2 = {d['gamma2']:.3f} at {d['time_s']:.0f} s")
+                     f"gamma1 = {d['gamma1']:.3f}{mu}, gamma2 = {d['gamma2']:.3f} at {d['time_s']:.0f} s")
     for wc in result.wcgain:
         lines.append(f"skew-mu worst-case gain of the hard goal at {wc['values']}: "
                      f"[{wc['lower']:.3f}, {wc['upper']:.3f}]")

@@ -51,7 +51,9 @@ PAPER_GAMMA2 = 0.69
 class ArmControlResult:
     """Result of :func:`arm_control_study` (angles in degrees, frequencies in rad/s).
 
-    ``gamma1``/``gamma2`` are the certified worst cases of the returned design;
+    ``gamma1``/``gamma2`` are the certified worst cases of the returned design (attained at
+    ``gamma1_where``/``gamma2_where``); ``hard_satisfied`` also requires the skew-mu upper
+    bound(s) in ``wcgain`` to be ``<= 1``;
     ``designs`` lists every certified design (phase, round, gamma1, gamma2, time);
     ``feasible_found`` whether any certified ``gamma1 <= 1``; ``cpu_time_s`` the process CPU
     time and ``load_average`` the 1-minute load at the end (the machine is shared).
@@ -100,19 +102,26 @@ def _tighten(goal: Gain, margin: float) -> Gain:
     return g
 
 
+def _bound(d):
+    """Certified bound of the hard goal: the set's worst case, and the skew-mu upper bound
+    between its points when one was computed."""
+    return max(d["gamma1"], d.get("gamma1_mu_upper", -np.inf))
+
+
 def select_design(designs):
-    """The design to return: among certified-feasible designs (``gamma1 <= 1``) the lowest
-    ``gamma2`` (ties: lower ``gamma1``); without one, the lowest ``gamma1``.
+    """The design to return: among certified-feasible designs (``gamma1 <= 1``, and the
+    skew-mu upper bound ``gamma1_mu_upper <= 1`` when present) the lowest ``gamma2`` (ties:
+    lower bound); without one, the lowest bound.
 
     ``designs``: sequence of dicts with at least ``gamma1`` and ``gamma2`` (certified).
     """
     designs = list(designs)
     if not designs:
         raise ValueError("`designs` must not be empty")
-    ok = [d for d in designs if d["gamma1"] <= 1.0]
+    ok = [d for d in designs if _bound(d) <= 1.0]
     if ok:
-        return min(ok, key=lambda d: (d["gamma2"], d["gamma1"]))
-    return min(designs, key=lambda d: (d["gamma1"], d["gamma2"]))
+        return min(ok, key=lambda d: (d["gamma2"], _bound(d)))
+    return min(designs, key=lambda d: (_bound(d), d["gamma2"]))
 
 
 def _fig7(result, params, theta1_deg=45.0, theta2_deg=np.linspace(45, 135, 7), omega=np.logspace(-3, 3, 200)):
@@ -235,10 +244,18 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         d = dict(phase=phase, round=rnd, gamma1=float(cert.worst[1]), gamma2=float(cert.worst[0]),
                  time_s=time.perf_counter() - t0, training_points=int(len(active)), x=np.asarray(x, float).copy(),
                  cert=cert)
+        if wcgain_points and d["gamma1"] <= 1.0:
+            # part of the certificate of a feasible design: skew-mu between the points for the
+            # uncertain parameters at the worst scheduling point (a few seconds)
+            tuned_blocks = list(reference.controller.with_value(d["x"]))
+            wc = certify_wcgain(TuningProblem(P, tuned_blocks, [soft, hard]), tuned_blocks, 1,
+                                [{k: cert.where[1][k] for k in ("theta1", "theta2")}])
+            d["wcgain"] = wc
+            d["gamma1_mu_upper"] = float(wc[0]["upper"])
         designs.append(d)
         if design_file is not None:
             design_file.write_text(json.dumps([{k: (v.tolist() if k == "x" else v) for k, v in e.items()
-                                                if k != "cert"} for e in designs]))
+                                                if k not in ("cert", "wcgain")} for e in designs]))
         return d
 
     def tune_options(first, feasibility):
@@ -258,14 +275,14 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     blocks = [blk]
     rng0 = np.random.default_rng(seed)
     active = _candidates(cert_box, 3, 0, rng0)  # 3 x 3 (theta1, theta2) x (nominal + vertices)
-    plan = [("hard first", [], [_tighten(hard, hard_margin)], lambda d: d["gamma1"] <= 1.0),
+    plan = [("hard first", [], [_tighten(hard, hard_margin)], lambda d: _bound(d) <= 1.0),
             ("soft + hard", [soft], [_tighten(hard, hard_margin)], lambda d: False)]
     for name, s_goals, h_goals, done in plan:
         if time.perf_counter() >= deadline - 1.0:
             break
-        if name == "hard first" and any(d["gamma1"] <= 1.0 for d in designs):
+        if name == "hard first" and any(_bound(d) <= 1.0 for d in designs):
             continue  # resumed after phase 1 had succeeded
-        if name == "soft + hard" and any(d["gamma1"] <= 1.0 for d in designs):
+        if name == "soft + hard" and any(_bound(d) <= 1.0 for d in designs):
             best = select_design(designs)  # continue from the best certified design
             blocks = list(TuningProblem(P, [blk], [soft]).controller.with_value(best["x"]))
         history = []
@@ -304,7 +321,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
                            certified_gamma1=min((d["gamma1"] for d in mine), default=float("nan")),
                            points=int(mine[-1]["cert"].points) if mine and "cert" in mine[-1] else 0,
                            time_s=time.perf_counter() - t0))
-    if not any(d["gamma1"] <= 1.0 for d in designs) and candidates:
+    if not any(_bound(d) <= 1.0 for d in designs) and candidates:
         # nothing certified feasible: certify the design the searches found least infeasible
         c = min(candidates, key=lambda e: e["searched_gamma1"])
         record(c["phase"], c["round"], c["x"], c["active"])
@@ -315,8 +332,8 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     ctrl = TuningProblem(P, [blk], [soft]).controller
     tuned = ctrl.with_value(best["x"])
     problem = TuningProblem(P, list(tuned), [soft, hard])
-    wc = []
-    if wcgain_points:
+    wc = best.get("wcgain", [])
+    if wcgain_points and not wc:
         wc = certify_wcgain(problem, list(tuned), 1, [{k: cert.where[1][k] for k in ("theta1", "theta2")}])
     from .systune import controller_statespace
     from .problem import Controller
@@ -347,7 +364,8 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         gamma1_where={k: float(np.rad2deg(v)) if k.startswith("theta") else v for k, v in cert.where[1].items()},
         gamma2_where={k: float(np.rad2deg(v)) if k.startswith("theta") else v for k, v in cert.where[0].items()},
         gamma1_frequency=float(cert.frequency[1]), gamma2_frequency=float(cert.frequency[0]),
-        hard_satisfied=bool(cert.worst[1] <= 1.0), paper_gamma1=PAPER_GAMMA1, paper_gamma2=PAPER_GAMMA2,
+        hard_satisfied=bool(cert.worst[1] <= 1.0 and all(w["upper"] <= 1.0 for w in wc)),
+        paper_gamma1=PAPER_GAMMA1, paper_gamma2=PAPER_GAMMA2,
         phase=best["phase"], certification_points=int(cert.points), phases=phases, wcgain=wc,
         controller_M0=Ms[0], controller_M1=Ms[1], controller_M2=Ms[2], scheduling_normalised=bool(tuned[0].normalize),
         fig7_frequencies=omega, fig7_theta2_deg=t2, fig7_sigma=sig, step_points_deg=pts, step_time=t,
@@ -359,6 +377,6 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
                                     "pole") + ", S(tau) = M0 + tau1 M1 + tau2 M2",
                      "hard_margin": hard_margin},
         notes=notes, structure=structure,
-        designs=[{k: v for k, v in d.items() if k not in ("x", "cert")} for d in designs],
-        feasible_found=any(d["gamma1"] <= 1.0 for d in designs),
+        designs=[{k: v for k, v in d.items() if k not in ("x", "cert", "wcgain")} for d in designs],
+        feasible_found=any(_bound(d) <= 1.0 for d in designs),
         cpu_time_s=time.process_time() - c0, load_average=float(os.getloadavg()[0]))
