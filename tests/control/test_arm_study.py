@@ -84,15 +84,17 @@ def test_bad_options_give_one_line_errors(argv, word, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_full_default_study_certifies_the_hard_goal(tmp_path):
-    # `PYTHONPATH=src pytest -m slow tests/control/test_arm_study.py` (about 12-15 min on the
+    # `pytest -m slow tests/control/test_arm_study.py -k full_default` (about 9 min on the
     # shared 2-core machine): the default study's returned design meets the hard goal over
     # the whole box as certified (11 x 11 x 33 grid + 1,000 random points + local search with
-    # analytic parameter gradients), and the skew-mu upper bound at its worst scheduling point
-    # agrees (within the mu bound's frequency-grid resolution, 1 %)
+    # analytic parameter gradients) and the skew-mu upper bound over the five uncertain
+    # parameters at its worst scheduling point is <= 1 too (no tolerance: a certificate)
     out = tmp_path / "full"
     assert main(["control", "--quiet", "--out", str(out)]) == 0
     res = json.loads((out / "results.json").read_text())
     assert res["mode"] == "full" and res["certification_points"] >= 11 * 11 * 33 + 1000
     assert res["gamma1"] <= 1.0 and res["hard_satisfied"]
-    assert res["wcgain"] and res["wcgain"][0]["lower"] <= 1.0
-    assert res["wcgain"][0]["upper"] <= 1.01
+    assert res["wcgain"] and res["wcgain"][0]["upper"] <= 1.0
+    # the mu lower bound is attained by parameter values in the box: it cannot exceed the
+    # certified worst case by more than the norms' tolerance (1e-6 relative)
+    assert res["wcgain"][0]["lower"] <= res["gamma1"] * (1 + 1e-6)

@@ -91,6 +91,9 @@ def _solve_with_cuts(a, G, clusters, Hinv, rounds=8, lam0=None):
 def _lm_step(a, G, clusters, H, radius):
     """Tangent step with the LM-regularised metric H + delta I and |d| <= radius."""
     w, U = np.linalg.eigh(H)
+    # the damped BFGS matrix is positive definite in exact arithmetic; rounding can leave a
+    # zero or slightly negative eigenvalue, which would make H + 0 I singular
+    w = np.maximum(w, 1e-12 * max(float(np.max(np.abs(w))), 1.0))
 
     warm = [None]  # the dual solution of the previous delta: the support barely changes
 
