@@ -58,7 +58,8 @@ def summary(result) -> str:
         f"gamma1 worst at {w1}, {result.gamma1_frequency:.3g} rad/s",
     ]
     for d in result.designs:
-        mu = f" (skew-mu upper bound {d['gamma1_mu_upper']:.3f})" if "gamma1_mu_upper" in d else ""
+        mu = (f" (skew-mu bounds [{d['gamma1_mu_lower']:.3f}, {d['gamma1_mu_upper']:.3f}])"
+              if "gamma1_mu_upper" in d else "")
         lines.append(f"  certified design: {d['phase']}, round {d['round']}, {d['training_points']} training points, "
                      f"gamma1 = {d['gamma1']:.3f}{mu}, gamma2 = {d['gamma2']:.3f} at {d['time_s']:.0f} s")
     for wc in result.wcgain:

@@ -252,6 +252,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
                                 [{k: cert.where[1][k] for k in ("theta1", "theta2")}])
             d["wcgain"] = wc
             d["gamma1_mu_upper"] = float(wc[0]["upper"])
+            d["gamma1_mu_lower"] = float(wc[0]["lower"])
         designs.append(d)
         if design_file is not None:
             design_file.write_text(json.dumps([{k: (v.tolist() if k == "x" else v) for k, v in e.items()
