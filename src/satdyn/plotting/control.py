@@ -42,7 +42,8 @@ def plot_arm_control(result) -> dict:
     axes[0].legend(fontsize=7)
     figs["step_responses"] = fig
 
-    fig = Figure(figsize=(7, 4))
+    fig = Figure(figsize=(9.5, 4))
+    fig.subplots_adjust(left=0.08, right=0.68, bottom=0.13)
     ax = fig.add_subplot(111)
     k = 0
     for phase in result.phases:
@@ -59,7 +60,7 @@ def plot_arm_control(result) -> dict:
     ax.set_yscale("log")
     ax.set_xlabel("robust round (certified when the search stays <= 1)")
     ax.set_ylabel("worst case over the box")
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     ax.grid(True, which="both", alpha=0.3)
     figs["convergence"] = fig
     return figs
