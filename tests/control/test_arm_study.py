@@ -98,3 +98,16 @@ def test_full_default_study_certifies_the_hard_goal(tmp_path):
     # the mu lower bound is attained by parameter values in the box: it cannot exceed the
     # certified worst case by more than the norms' tolerance (1e-6 relative)
     assert res["wcgain"][0]["lower"] <= res["gamma1"] * (1 + 1e-6)
+
+
+def test_quick_run_resumes_from_its_checkpoint(tmp_path):
+    # a second run on the same checkpoint folder reloads the certified designs (no phase is
+    # tuned again from scratch) and returns the same design: the same certified values
+    first, second = tmp_path / "a", tmp_path / "b"
+    ck = tmp_path / "ck"
+    assert main(["control", "--quick", "--quiet", "--out", str(first), "--checkpoint", str(ck)]) == 0
+    assert {p.name for p in ck.iterdir()} >= {"designs.json", "hard_first.json"}
+    assert main(["control", "--quick", "--quiet", "--out", str(second), "--checkpoint", str(ck)]) == 0
+    a, b = (json.loads((d / "results.json").read_text()) for d in (first, second))
+    assert (b["gamma1"], b["gamma2"]) == (a["gamma1"], a["gamma2"])
+    assert b["designs"] == a["designs"]
