@@ -43,7 +43,7 @@ def plot_arm_control(result) -> dict:
     figs["step_responses"] = fig
 
     fig = Figure(figsize=(9.5, 4))
-    fig.subplots_adjust(left=0.08, right=0.68, bottom=0.13)
+    fig.subplots_adjust(left=0.1, right=0.7, bottom=0.13)
     ax = fig.add_subplot(111)
     k = 0
     for phase in result.phases:
