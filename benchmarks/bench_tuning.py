@@ -6,6 +6,10 @@ section 4), with the peers measured in the same run, one BLAS thread everywhere.
 2. Full-order H-infinity on random DGKF-normalised plants: systune (TunableSS, tridiagonal,
    4 starts in 2 processes) against the Riccati optimum by bisection and against
    python-control/slycot ``hinfsyn`` (value and time).
+3. Tangent programs of the arm's size (75 parameters, 120-750 pieces): the exact
+   active-set method on the dual against the Clarabel interior point on the primal
+   (satdyn.control.qp chooses the latter above ``LARGE`` pieces): time ratio and the
+   agreement of the optimal values.
 
 Run:  PYTHONPATH=src python benchmarks/bench_tuning.py [--seeds 0 1 2]
 Prints values, relative gaps to the reference and wall-time ratios (peer / satdyn).
@@ -75,10 +79,46 @@ def bench_full_order(seeds):
               f"{[round(s.soft, 5) for s in r.starts]}); systune / hinfsyn time = {dt / t_syn:.0f}x")
 
 
+def bench_tangent_qp(sizes=(120, 300, 750), parameters=75, repeats=5):
+    from satdyn.control import qp
+
+    rng = np.random.default_rng(0)
+    for m in sizes:
+        t_as = t_ip = 0.0
+        gap = 0.0
+        for _ in range(repeats):
+            # a min-max tangent program like the arm's: pieces near the max, gradients of a
+            # few directions plus noise (degenerate, more pieces than parameters)
+            basis = rng.standard_normal((parameters, 12))
+            G = basis @ rng.standard_normal((12, m)) + 0.1 * rng.standard_normal((parameters, m))
+            a = -np.abs(rng.standard_normal(m)) * 0.1
+            R = rng.standard_normal((parameters, parameters))
+            Hinv = np.linalg.inv(R @ R.T / parameters + np.eye(parameters))
+            Q = G.T @ Hinv @ G
+            t = time.perf_counter()
+            lam = qp.simplex_qp(0.5 * (Q + Q.T), a)
+            t_as += time.perf_counter() - t
+            t = time.perf_counter()
+            d_ip, _ = qp._interior_point(a, G, Hinv)
+            t_ip += time.perf_counter() - t
+            H = np.linalg.inv(Hinv)
+            d_as = -Hinv @ G @ lam
+            f_as = np.max(a + G.T @ d_as) + 0.5 * d_as @ H @ d_as
+            f_ip = np.max(a + G.T @ d_ip) + 0.5 * d_ip @ H @ d_ip
+            gap = max(gap, abs(f_as - f_ip) / (1 + abs(f_as)))
+        print(f"tangent QP, {parameters} parameters x {m} pieces: active set {1e3 * t_as / repeats:.1f} ms, "
+              f"Clarabel {1e3 * t_ip / repeats:.1f} ms, active set / Clarabel time = {t_as / t_ip:.1f}x, "
+              f"largest relative difference of the optimal values {gap:.1e}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
+    parser.add_argument("--qp-only", action="store_true", help="only the tangent-program comparison")
     args = parser.parse_args()
+    bench_tangent_qp()
+    if args.qp_only:
+        return
     bench_pid()
     bench_full_order(args.seeds)
 

@@ -56,10 +56,58 @@ def test_reported_gamma1_is_the_norm_at_the_reported_point(quick_run):
     assert res["gamma1"] == pytest.approx(float(control.linfnorm(WeSo)[0]), rel=1e-6)
 
 
+def test_quick_run_reports_the_selected_certified_design(quick_run):
+    # what quick mode shows: the box is the (theta1, theta2) domain at nominal uncertain
+    # parameters (no robustness claim); every round is certified on it and the returned
+    # gamma1/gamma2 are those of the design chosen by the feasible-first rule
+    from satdyn.control.arm_study import select_design
+
+    _, res = quick_run
+    assert res["designs"], "no certified design"
+    best = select_design(res["designs"])
+    assert (res["gamma1"], res["gamma2"]) == (best["gamma1"], best["gamma2"])
+    assert res["hard_satisfied"] == (res["gamma1"] <= 1.0)
+    assert res["feasible_found"] == any(d["gamma1"] <= 1.0 for d in res["designs"])
+    assert set(res["gamma1_where"]) == {"theta1", "theta2"}  # nominal uncertain parameters only
+    assert any("not a robust design" in n for n in res["notes"])
+
+
 @pytest.mark.parametrize("argv, word", [
     (["control", "--quick", "--budget", "-1"], "--budget"),
     (["control", "--quick", "--hard-margin", "2"], "hard_margin"),
+    (["control", "--quick", "--structure", "banded"], "--structure"),
 ])
 def test_bad_options_give_one_line_errors(argv, word, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path)]) == 2
     assert word in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_full_default_study_certifies_the_hard_goal(tmp_path):
+    # `pytest -m slow tests/control/test_arm_study.py -k full_default` (8 min 24 s on the
+    # shared 2-core machine): the default study's returned design meets the hard goal over
+    # the whole box as certified (11 x 11 x 33 grid + 1,000 random points + local search with
+    # analytic parameter gradients) and the skew-mu upper bound over the five uncertain
+    # parameters at its worst scheduling point is <= 1 too (no tolerance: a certificate)
+    out = tmp_path / "full"
+    assert main(["control", "--quiet", "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["mode"] == "full" and res["certification_points"] >= 11 * 11 * 33 + 1000
+    assert res["gamma1"] <= 1.0 and res["hard_satisfied"]
+    assert res["wcgain"] and res["wcgain"][0]["upper"] <= 1.0
+    # the mu lower bound is attained by parameter values in the box: it cannot exceed the
+    # certified worst case by more than the norms' tolerance (1e-6 relative)
+    assert res["wcgain"][0]["lower"] <= res["gamma1"] * (1 + 1e-6)
+
+
+def test_quick_run_resumes_from_its_checkpoint(tmp_path):
+    # a second run on the same checkpoint folder reloads the certified designs (no phase is
+    # tuned again from scratch) and returns the same design: the same certified values
+    first, second = tmp_path / "a", tmp_path / "b"
+    ck = tmp_path / "ck"
+    assert main(["control", "--quick", "--quiet", "--out", str(first), "--checkpoint", str(ck)]) == 0
+    assert {p.name for p in ck.iterdir()} >= {"designs.json", "hard_first.json"}
+    assert main(["control", "--quick", "--quiet", "--out", str(second), "--checkpoint", str(ck)]) == 0
+    a, b = (json.loads((d / "results.json").read_text()) for d in (first, second))
+    assert (b["gamma1"], b["gamma2"]) == (a["gamma1"], a["gamma2"])
+    assert b["designs"] == a["designs"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..control.arm_problem import ARM_STRUCTURES
 from ..control.arm_study import arm_control_study
 from ..equilibrium.arm import GEOMETRIES
 from ..plotting import plot_arm_control
@@ -18,7 +19,7 @@ def add_arguments(parser) -> None:
                         help="reduced run (< 2 min): nominal training grid, short budget, coarse certification")
     parser.add_argument("--budget", type=positive_float, default=None, metavar="S",
                         help="wall-time budget of the tuning [s] (default 20 quick, 600 full)")
-    parser.add_argument("--rounds", type=positive_int, default=None, metavar="N", help="robust rounds per phase")
+    parser.add_argument("--rounds", type=positive_int, default=None, metavar="N", help="maximum robust rounds per phase (default 1 quick, 30 full)")
     parser.add_argument("--starts", type=seed, default=None, metavar="N", help="random starts of the first tune")
     parser.add_argument("--hard-margin", type=positive_float, default=0.9, metavar="M",
                         help="training bound of the hard goal (default 0.9)")
@@ -26,6 +27,10 @@ def add_arguments(parser) -> None:
                         help="skew-mu worst-case-gain certificates (0 or 1; default 1 full, 0 quick)")
     parser.add_argument("--checkpoint", default=None, metavar="DIR",
                         help="folder of resumable robust-loop checkpoints")
+    parser.add_argument("--add", type=positive_int, default=6, metavar="N",
+                        help="worst-case points added to the training set per robust round (default 6)")
+    parser.add_argument("--structure", choices=ARM_STRUCTURES, default="tridiag",
+                        help="controller structure: tridiagonal A (default) or two integrators + one tuned pole")
     parser.add_argument("--seed", type=seed, default=0, help="random seed of the starts (default 0)")
 
 
@@ -33,7 +38,8 @@ def run(args):
     # every option is validated by its argparse type before this runs
     return arm_control_study(args.geometry, quick=args.quick, time_budget_s=args.budget,
                              hard_margin=args.hard_margin, rounds=args.rounds, starts=args.starts,
-                             wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint)
+                             wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint,
+                             structure=args.structure, add_per_round=args.add)
 
 
 def figures(result):
@@ -44,12 +50,18 @@ def summary(result) -> str:
     w1 = ", ".join(f"{k}={v:.3g}" for k, v in result.gamma1_where.items())
     lines = [
         f"two-link arm, {result.geometry} geometry, {result.mode} run, design from phase '{result.phase}' "
-        f"({result.time_s:.0f} s)",
+        f"({result.time_s:.0f} s wall, {result.cpu_time_s:.0f} s CPU, load {result.load_average:.1f}), "
+        f"structure {result.structure}",
         f"certified worst case over {result.certification_points} scenarios (+ local search): "
         f"gamma1 = {result.gamma1:.3f} (hard, <= 1 {'met' if result.hard_satisfied else 'NOT met'}), "
         f"gamma2 = {result.gamma2:.3f}; paper: gamma1 = {result.paper_gamma1}, gamma2 = {result.paper_gamma2}",
         f"gamma1 worst at {w1}, {result.gamma1_frequency:.3g} rad/s",
     ]
+    for d in result.designs:
+        mu = (f" (skew-mu bounds [{d['gamma1_mu_lower']:.3f}, {d['gamma1_mu_upper']:.3f}])"
+              if "gamma1_mu_upper" in d else "")
+        lines.append(f"  certified design: {d['phase']}, round {d['round']}, {d['training_points']} training points, "
+                     f"gamma1 = {d['gamma1']:.3f}{mu}, gamma2 = {d['gamma2']:.3f} at {d['time_s']:.0f} s")
     for wc in result.wcgain:
         lines.append(f"skew-mu worst-case gain of the hard goal at {wc['values']}: "
                      f"[{wc['lower']:.3f}, {wc['upper']:.3f}]")

@@ -18,7 +18,8 @@ import numpy as np
 from .blocks import ScheduledBlock, TunableSS
 from .goals import Gain
 
-__all__ = ["CONTROL_RANGES_DEG", "arm_interconnection", "arm_goals", "arm_initial_controller", "arm_controller_block"]
+__all__ = ["CONTROL_RANGES_DEG", "ARM_STRUCTURES", "arm_interconnection", "arm_goals", "arm_initial_controller",
+           "arm_integral_initial_controller", "arm_controller_block"]
 
 CONTROL_RANGES_DEG = {"theta1": (45.0, 90.0), "theta2": (45.0, 135.0)}
 ERROR = ("e[0]", "e[1]")
@@ -49,6 +50,9 @@ def arm_goals():
     return soft, hard
 
 
+ARM_STRUCTURES = ("integral", "tridiag")
+
+
 def arm_initial_controller(kp=300.0, kd=100.0, a=20.0, lag=0.05, lag_gain=5.0):
     """Initial 3-state controller: a filtered PD per joint ``kp + kd a s / (s + a)`` plus one
     slow lag state on ``e1 + e2`` feeding both torques (design note section 5)."""
@@ -59,8 +63,53 @@ def arm_initial_controller(kp=300.0, kd=100.0, a=20.0, lag=0.05, lag_gain=5.0):
     return A, B, C, D
 
 
+def arm_integral_initial_controller(kp=2300.0, ki=30.0, kd=100.0, a=20.0, direction=(0.0, 1.0)):
+    """Initial 3-state controller with integral action: states 1, 2 integrate ``e1, e2``
+    (``A`` rows zero, ``B`` rows the identity), state 3 a first-order lead ``-kd a^2 / (s + a)``
+    on the error component along ``direction`` feeding back along the same direction;
+    ``D = kp I`` (high-frequency gain of a filtered PD ``kp - kd a + kd a s / (s + a)``).
+    The defaults (lead on joint 2, slow integral gain) stabilise all 297 points of the
+    3 x 3 (theta1, theta2) x (nominal + 32 vertices) grid (hanging geometry)."""
+    v = np.asarray(direction, float) / np.linalg.norm(direction)
+    A = np.diag([0.0, 0.0, -a])
+    B = np.vstack([np.eye(2), v])
+    C = np.column_stack([ki * np.eye(2), -kd * a * a * v])
+    D = kp * np.eye(2)
+    return A, B, C, D
+
+
+def _integral_ss(init):
+    """3-state ``TunableSS`` whose states 1, 2 are integrators of ``e1, e2`` for every parameter
+    value: ``A`` rows 1-2 and ``B`` rows 1-2 fixed (zero / identity), the third state's pole
+    ``A[2, 2]``, its input row ``B[2, :]`` and all of ``C``, ``D`` tuned. With the scheduled
+    surface the fixed entries are fixed in ``M0`` and zero in ``M1``, ``M2``, so
+    ``K(s, tau)`` has a pole at ``s = 0`` in both error channels on the whole domain and
+    ``S_o(0) = 0`` wherever the loop is stable and the integral gain
+    ``C[:, :2] - C[:, 2] A[2, :2] / A[2, 2]`` is invertible (paper family: ``A(tau)`` with
+    eigenvalues at 0)."""
+    A, B, C, D = (np.asarray(m, float) for m in init)
+    if np.any(A[:2] != 0) or np.any(A[2, :2] != 0) or not np.allclose(B[:2], np.eye(2)):
+        raise ValueError("`init` of the integral structure must have A = diag(0, 0, a), B[:2] = I")
+    names = TunableSS("K", 3, list(ERROR), list(TORQUE), structure="full", init=(A, B, C, D), balance=False).names
+    fixed = {f"K.A[{i},{j}]" for i in range(3) for j in range(3) if (i, j) != (2, 2)}
+    fixed |= {f"K.B[{i},{j}]" for i in range(2) for j in range(2)}
+    free = np.array([n not in fixed for n in names])
+    return TunableSS("K", 3, list(ERROR), list(TORQUE), structure="full", init=(A, B, C, D), balance=False,
+                     free=free)
+
+
 def arm_controller_block(parameters: dict, init=None, structure="tridiag", normalize=True):
-    """The LPV controller S(tau) = M0 + tau1 M1 + tau2 M2 (75 reals with structure="full")."""
-    base = TunableSS("K", 3, list(ERROR), list(TORQUE), structure=structure,
-                     init=arm_initial_controller() if init is None else init)
+    """The LPV controller S(tau) = M0 + tau1 M1 + tau2 M2.
+
+    ``structure="tridiag"``: tridiagonal ``A`` (every entry of the band tuned), initial value
+    :func:`arm_initial_controller`; ``"integral"``: two integrator states with fixed
+    structure (:func:`_integral_ss`), initial value :func:`arm_integral_initial_controller`.
+    """
+    if structure not in ARM_STRUCTURES:
+        raise ValueError(f"`structure` must be one of {ARM_STRUCTURES}; got {structure!r}")
+    if structure == "integral":
+        base = _integral_ss(arm_integral_initial_controller() if init is None else init)
+    else:
+        base = TunableSS("K", 3, list(ERROR), list(TORQUE), structure=structure,
+                         init=arm_initial_controller() if init is None else init)
     return ScheduledBlock(base, (parameters["theta1"], parameters["theta2"]), normalize=normalize)

@@ -38,9 +38,11 @@ def _phi_grad(problem, x, penalty, rho=0.999):
     return phi, np.asarray(g, float), ev, f, c
 
 
-def bfgs_nonsmooth(problem, x0, *, max_iter=300, max_time=None, penalty=10.0, tol=1e-8, history=None):
+def bfgs_nonsmooth(problem, x0, *, max_iter=300, max_time=None, penalty=10.0, tol=1e-8, history=None,
+                   target=None):
     """Minimise the exact penalty function by BFGS with a weak-Wolfe line search.
 
+    ``target``: stop as soon as every hard goal is met and the soft value is ``<= target``.
     Returns the same dict as :func:`satdyn.control.sqp.sqp_minmax`.
     """
     ctrl = problem.controller
@@ -58,6 +60,9 @@ def bfgs_nonsmooth(problem, x0, *, max_iter=300, max_time=None, penalty=10.0, to
     for it in range(1, max_iter + 1):
         if max_time is not None and time.perf_counter() - t0 > max_time:
             reason = "max_time"
+            break
+        if target is not None and c <= 0 and f <= target:
+            reason = "target"
             break
         d = -Hinv @ g
         gd = g @ d

@@ -282,12 +282,15 @@ class TunableSS(AffineBlock):
         Initial value; it is balanced (powers-of-two diagonal similarity) and, for
         "tridiag"/"companion", transformed to that form. Default: ``Ak = -I``, small
         ``Bk, Ck`` (not zero: ``Bk = Ck = 0`` is a saddle of the H-infinity norm).
+    balance : bool
+        Balance the initial realisation (default); ``False`` keeps it as given (needed when
+        ``free`` fixes entries whose values matter, e.g. integrator rows).
     free, scale, lower, upper : optional
         Per-parameter overrides. Default scale: the RMS of the block (A, B, C or D) the
         entry belongs to in the initial value.
     """
 
-    def __init__(self, name, nstates, inputs, outputs, *, structure="tridiag", init=None, **kw):
+    def __init__(self, name, nstates, inputs, outputs, *, structure="tridiag", init=None, balance=True, **kw):
         if structure not in STRUCTURES:
             raise ValueError(f"`structure` must be one of {STRUCTURES}; got {structure!r}")
         ins, outs = _names(inputs, "inputs"), _names(outputs, "outputs")
@@ -310,7 +313,7 @@ class TunableSS(AffineBlock):
                     A, B, C = _real_modal(A, B, C)
                 if structure == "companion":  # a diagonal similarity would break the fixed ones
                     A, B, C = _companion(A, B, C)
-                else:
+                elif balance:
                     A, B, C = _balance(A, B, C)
         self.structure = structure
         r, c = n + p, n + m

@@ -7,7 +7,8 @@ subset named in ``parameters``), in normalised coordinates ``delta`` in [-1, 1]
 (``Parameter.denormalize``). The worst-case search evaluates all goals at fixed controller
 values on a batched grid (``grid_points`` per varying parameter) times the vertices of the
 uncertain parameters (plus nominal and random points), then maximises locally (L-BFGS-B on
-``delta`` with batched central differences) from the worst points. An unstable point is a
+``delta`` with analytic parameter gradients through the LFR, :mod:`.param_gradients`) from
+the worst points. An unstable point is a
 violation (``+inf``, pitfall P11). Each finished round is written to ``checkpoint`` (JSON)
 so an interrupted run resumes from its last round.
 """
@@ -151,8 +152,23 @@ def _evaluate_points(problem, x, box, deltas, chunk=2000):
 
 
 def _local_max(problem, x, box, d0, goal, h=1e-4, maxiter=30):
-    """Maximise goal value over delta in [-1, 1]^k (L-BFGS-B, batched central differences)."""
+    """Maximise goal value over delta in [-1, 1]^k (L-BFGS-B). Gradients: analytic through
+    the LFR for an H-infinity goal of a single-model problem
+    (:func:`satdyn.control.param_gradients.peak_parameter_gradient`), else batched central
+    differences."""
     k = len(box)
+    if problem.goals[goal].kind == "hinf" and len(problem.models) == 1:
+        from .param_gradients import peak_parameter_gradient
+
+        def fg(d):
+            v, g, _ = peak_parameter_gradient(problem, x, box, d, goal)
+            if not np.isfinite(v):
+                return -1e30, np.zeros(k)
+            return -v, -g
+
+        res = scipy.optimize.minimize(fg, d0, jac=True, method="L-BFGS-B", bounds=[(-1, 1)] * k,
+                                      options=dict(maxiter=maxiter))
+        return np.clip(res.x, -1, 1), -res.fun
 
     def fg(d):
         pts = np.vstack([d] + [d + h * e for e in np.eye(k)] + [d - h * e for e in np.eye(k)])
@@ -218,7 +234,8 @@ def certify(problem, x, box, *, grid_points=11, random_points=500, local_starts=
 
 def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=None,
                 options: TuneOptions | None = None, robust: RobustOptions | None = None,
-                checkpoint=None, first_options: TuneOptions | None = None) -> TuneResult:
+                checkpoint=None, first_options: TuneOptions | None = None, on_round=None,
+                final_certify: bool = True) -> TuneResult:
     """Robust (multi-model over a parameter box) and LPV tuning with certification.
 
     Parameters
@@ -232,11 +249,22 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         Initial active scenarios (default: the grid of ``grid_points`` per varying parameter
         at nominal uncertain values; only the nominal point without varying parameters).
     robust : RobustOptions, optional
+    options : TuneOptions or callable, optional
+        Options of the re-tunes; a callable ``options(round) -> TuneOptions`` lets a caller
+        shrink the time budget of each round to what is left of its own.
     checkpoint : str or Path, optional
         JSON file written after each round; an existing file resumes the run.
     first_options : TuneOptions, optional
         Options of the first tune (default ``options``); later rounds re-tune from the
         previous controller with ``options`` and no random starts.
+    on_round : callable, optional
+        ``on_round(result, record, active)`` after each round (``result`` the round's
+        :class:`TuneResult`, ``record`` its history dict, ``active`` the training points in
+        normalised coordinates); returning True ends the loop (e.g. a study that certifies
+        each round and stops on a deadline).
+    final_certify : bool
+        Certify the returned design (default); a caller that certifies itself skips it
+        (``certification`` then has no worst case, only the rounds).
 
     Returns
     -------
@@ -248,8 +276,10 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
 
     options = TuneOptions() if options is None else options
     robust = RobustOptions() if robust is None else robust
+    options_of_round = options if callable(options) else (lambda r: options)
+    options = options_of_round(0)
     if not isinstance(options, TuneOptions):
-        raise TypeError(f"`options` must be a TuneOptions; got {type(options).__name__}")
+        raise TypeError(f"`options` must be a TuneOptions (or a callable returning one); got {type(options).__name__}")
     if not isinstance(robust, RobustOptions):
         raise TypeError(f"`robust` must be a RobustOptions; got {type(robust).__name__}")
     goals = _goal_list(soft, hard)
@@ -288,7 +318,8 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         for r in range(len(rounds), 0 if converged else robust.rounds):
             problem = probe.with_scenarios(_to_values(box, active))
             first = r == 0 and not rounds
-            opts = (first_options or options) if first else TuneOptions(**{**options.__dict__, "random_starts": 0})
+            opts = (first_options or options) if first else \
+                TuneOptions(**{**options_of_round(r).__dict__, "random_starts": 0})
             result = tune_problem(problem, opts, starts=None if first else [x])
             x = result.x
             train_soft = result.soft if result.soft > 0 else 1.0
@@ -316,16 +347,23 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
                 active = np.vstack([active, added])
             if path is not None:
                 path.write_text(json.dumps(dict(x=list(map(float, x)), active=active.tolist(), rounds=rounds)))
-            if not added:
+            stop = on_round is not None and bool(on_round(result, rounds[-1], active))
+            if not added or stop:
                 break
     finally:
         bar.close()
     problem = probe.with_scenarios(_to_values(box, active))
     if result is None:
         result = tune_problem(problem, TuneOptions(**{**options.__dict__, "random_starts": 0}), starts=[x])
-    cert = certify(problem, result.x, box, grid_points=robust.certify_grid_points,
-                   random_points=robust.certify_random, seed=robust.seed + 1)
+    if final_certify:
+        cert = certify(problem, result.x, box, grid_points=robust.certify_grid_points,
+                       random_points=robust.certify_random, seed=robust.seed + 1)
+    else:
+        ng = len(problem.goals)
+        cert = Certification(tuple(g.name for g in problem.goals), np.full(ng, np.nan), [{}] * ng,
+                             np.full(ng, np.nan), 0, False, 0.0)
     cert.rounds = rounds
+    result.active = active
     result.certification = cert
     return result
 

@@ -62,10 +62,9 @@ def _piece_data(problem, ev, f, c, mu):
     return np.array(a), np.array(G).T, clusters
 
 
-def _solve_with_cuts(a, G, clusters, Hinv, rounds=8):
+def _solve_with_cuts(a, G, clusters, Hinv, rounds=8, lam0=None):
     """Tangent program with cutting planes for clustered singular values."""
     a, G = a.copy(), G.copy()
-    lam0 = None
     for _ in range(rounds + 1):
         d, lam, theta = tangent_step(a, G, Hinv, lam0)
         added = False
@@ -92,25 +91,36 @@ def _solve_with_cuts(a, G, clusters, Hinv, rounds=8):
 def _lm_step(a, G, clusters, H, radius):
     """Tangent step with the LM-regularised metric H + delta I and |d| <= radius."""
     w, U = np.linalg.eigh(H)
+    # the damped BFGS matrix is positive definite in exact arithmetic; rounding can leave a
+    # zero or slightly negative eigenvalue, which would make H + 0 I singular
+    w = np.maximum(w, 1e-12 * max(float(np.max(np.abs(w))), 1.0))
+
+    warm = [None]  # the dual solution of the previous delta: the support barely changes
 
     def solve(delta, rounds=8):
         Hinv = (U / (w + delta)) @ U.T
-        return _solve_with_cuts(a, G, clusters, Hinv, rounds=rounds)
+        out = _solve_with_cuts(a, G, clusters, Hinv, rounds=rounds, lam0=warm[0])
+        warm[0] = out[1][: len(a)]
+        return out
 
     out = solve(0.0)
     if np.linalg.norm(out[0]) <= radius:
         return out
     # the radius search runs without cutting planes (they barely change |d|); the final
-    # step at the chosen delta has them
+    # step at the chosen delta has them. The radius is a heuristic safeguard: |d| within
+    # [radius / 2, radius] is enough (fewer QPs per iteration; they dominated the run time)
     lo, hi = 0.0, max(w.max(), 1.0)
     while np.linalg.norm(solve(hi, 0)[0]) > radius and hi < 1e12:
         lo, hi = hi, hi * 10.0
     for _ in range(12):
         mid = np.sqrt(max(lo, 1e-12 * hi) * hi)
-        if np.linalg.norm(solve(mid, 0)[0]) > radius:
+        norm = np.linalg.norm(solve(mid, 0)[0])
+        if norm > radius:
             lo = mid
         else:
             hi = mid
+            if norm >= 0.5 * radius:
+                break
     return solve(hi)
 
 
@@ -200,7 +210,9 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
         alpha, accepted = 1.0, False
         for _ in range(30):
             xt = ctrl.project(ctrl.x_of_z(z + alpha * d, x))
-            evt = evaluate(problem, xt)
+            # with pieces: most steps are accepted at alpha = 1, and the accepted point's
+            # pieces are then already there (one evaluation per iteration instead of two)
+            evt = evaluate(problem, xt, pieces=True, rho=rho)
             nev += 1
             ft, ct = objective_parts(problem, evt.values)
             Ft = _progress(ft, ct, f, c, mu)
@@ -215,8 +227,7 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
             radius *= 0.1
             continue
         zt = ctrl.z_of_x(xt)
-        evn = evaluate(problem, xt, pieces=True, rho=rho)
-        nev += 1
+        evn = evt
         # envelope BFGS: multiplier-weighted gradient difference of re-tracked pieces
         s = zt - z
         y = np.zeros(P)

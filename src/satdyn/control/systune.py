@@ -55,6 +55,9 @@ class TuneOptions:
     stability_margin : float
         The stabilisation phase pushes every closed-loop pole left of ``-stability_margin``
         [rad/s].
+    target : float or None
+        Stop as soon as every hard goal is met and the soft value is ``<= target``
+        (``inf``: stop at the first feasible point — a feasibility phase).
     """
 
     method: str = "sqp"
@@ -69,6 +72,7 @@ class TuneOptions:
     tol: float = 1e-7
     penalty: float = 10.0
     stability_margin: float = 1e-7
+    target: float | None = None
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -129,6 +133,8 @@ class TuneResult:
         Of the best start.
     certification : object or None
         Filled by the robust loop (:func:`satdyn.control.robust_tune`).
+    active : ndarray or None
+        Robust loop: the final training points in normalised coordinates (M, k).
     """
 
     soft: float
@@ -146,6 +152,7 @@ class TuneResult:
     history: list
     time_s: float = 0.0
     certification: object = None
+    active: object = None  # robust loop: training points, normalised (M, k)
 
     def controller(self, values: dict | None = None):
         """The tuned controller (all blocks) as a ``control.StateSpace`` at scheduling values
@@ -203,13 +210,15 @@ def _run_start(problem, x0, options: TuneOptions, index: int) -> StartRecord:
         remaining = None if options.max_time is None else max(options.max_time - (time.perf_counter() - t0), 1e-3)
         kw = dict(max_iter=options.max_iter, max_time=remaining, history=hist)
         if options.method in ("bfgs", "bfgs+sqp"):
-            out = bfgs_nonsmooth(problem, x0, penalty=options.penalty, tol=1e-10, **kw)
+            out = bfgs_nonsmooth(problem, x0, penalty=options.penalty, tol=1e-10,
+                                 target=options.target if options.method == "bfgs" else None, **kw)
             nev, nit = nev + out["evaluations"], nit + out["iterations"]
             x0 = out["x"]
         if options.method in ("sqp", "bfgs+sqp"):
             remaining = None if options.max_time is None else max(options.max_time - (time.perf_counter() - t0), 1e-3)
             kw["max_time"] = remaining
-            out = sqp_minmax(problem, x0, mu=options.mu, rho=options.rho, tol=options.tol, **kw)
+            out = sqp_minmax(problem, x0, mu=options.mu, rho=options.rho, tol=options.tol, target=options.target,
+                             **kw)
             nev, nit = nev + out["evaluations"], nit + out["iterations"]
         f, c = objective_parts(problem, out["values"])
     feasible = bool(np.all(np.isfinite(out["values"]))) and c <= 1e-9

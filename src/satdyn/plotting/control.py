@@ -42,21 +42,25 @@ def plot_arm_control(result) -> dict:
     axes[0].legend(fontsize=7)
     figs["step_responses"] = fig
 
-    fig = Figure(figsize=(7, 4))
+    fig = Figure(figsize=(9.5, 4))
+    fig.subplots_adjust(left=0.1, right=0.7, bottom=0.13)
     ax = fig.add_subplot(111)
     k = 0
     for phase in result.phases:
         rounds = phase["rounds"]
         idx = np.arange(k, k + len(rounds))
-        ax.plot(idx, [r["worst_hard"] for r in rounds], "o-", label=f"{phase['name']}: worst hard")
-        ax.plot(idx, [r["worst_soft"] for r in rounds], "s--", label=f"{phase['name']}: worst soft")
+        line, = ax.plot(idx, [r["searched_gamma1"] for r in rounds], "-", label=f"{phase['name']}: gamma1, search")
+        ax.plot(idx, [r["certified_gamma1"] for r in rounds], "o", color=line.get_color(),
+                label=f"{phase['name']}: gamma1, certified")
+        ax.plot(idx, [r["certified_gamma2"] for r in rounds], "s", mfc="none", color=line.get_color(),
+                label=f"{phase['name']}: gamma2, certified")
         k += len(rounds)
     ax.axhline(1.0, color="k", lw=0.8)
     ax.axhline(result.paper_gamma2, color="r", lw=0.8, ls=":", label="paper gamma2 = 0.69")
     ax.set_yscale("log")
-    ax.set_xlabel("robust round")
-    ax.set_ylabel("worst case over the search set")
-    ax.legend(fontsize=7)
+    ax.set_xlabel("robust round (certified when the search stays <= 1)")
+    ax.set_ylabel("worst case over the box")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     ax.grid(True, which="both", alpha=0.3)
     figs["convergence"] = fig
     return figs
