@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 __all__ = ["plot_arm_control"]
 
@@ -59,6 +60,7 @@ def plot_arm_control(result) -> dict:
     ax.axhline(result.paper_gamma2, color="r", lw=0.8, ls=":", label="paper gamma2 = 0.69")
     ax.set_yscale("log")
     ax.set_xlabel("robust round (certified when the search stays <= 1)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers
     ax.set_ylabel("worst case over the box")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     ax.grid(True, which="both", alpha=0.3)
