@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from .evaluation import evaluate
-from .sqp import objective_parts
+from .sqp import budget_stop, objective_parts
 
 __all__ = ["bfgs_nonsmooth"]
 
@@ -58,11 +58,9 @@ def bfgs_nonsmooth(problem, x0, *, max_iter=300, max_time=None, penalty=10.0, to
     Hinv = np.eye(P)
     reason, it = "max_iter", 0
     for it in range(1, max_iter + 1):
-        if max_time is not None and time.perf_counter() - t0 > max_time:
-            reason = "max_time"
-            break
-        if target is not None and c <= 0 and f <= target:
-            reason = "target"
+        stop = budget_stop(t0, max_time, target, f, c)
+        if stop is not None:
+            reason = stop
             break
         d = -Hinv @ g
         gd = g @ d

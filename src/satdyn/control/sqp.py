@@ -43,6 +43,19 @@ def objective_parts(problem, values):
     return f, c
 
 
+def budget_stop(t0, max_time, target, f, c):
+    """Stop reason shared by the optimisers at the top of an iteration, or None.
+
+    ``"max_time"`` once ``max_time`` seconds have passed since ``t0`` (``time.perf_counter``);
+    ``"target"`` once every hard goal is met (``c <= 0``) and the soft value ``f <= target``.
+    """
+    if max_time is not None and time.perf_counter() - t0 > max_time:
+        return "max_time"
+    if target is not None and c <= 0 and f <= target:
+        return "target"
+    return None
+
+
 def _progress(f_new, c_new, f, c, mu):
     cp = max(c, 0.0)
     if not (np.isfinite(f_new) and (np.isfinite(c_new) or c_new == -np.inf)):
@@ -190,11 +203,9 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
     reason = "max_iter"
     it = 0
     for it in range(1, max_iter + 1):
-        if max_time is not None and time.perf_counter() - t0 > max_time:
-            reason = "max_time"
-            break
-        if target is not None and c <= 0 and f <= target:
-            reason = "target"
+        stop = budget_stop(t0, max_time, target, f, c)
+        if stop is not None:
+            reason = stop
             break
         a, G, clusters = _piece_data(problem, ev, f, c, mu)
         # stationarity with the identity metric (a large BFGS H would hide it)

@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from .kinematics import _check_config, _cross, _forward_kinematics
+from .kinematics import _cross, forward_kinematics
 
 __all__ = ["VirtualManipulator", "virtual_manipulator"]
 
@@ -85,8 +85,7 @@ def virtual_manipulator(model, q, base_position=None, base_attitude=None) -> Vir
     -------
     VirtualManipulator
     """
-    q, r0, R0 = _check_config(model, q, base_position, base_attitude)
-    kin = _forward_kinematics(model, q, r0, R0)
+    kin = forward_kinematics(model, q, base_position, base_attitude)
     masses = np.concatenate([[model.base_mass], model.link_masses])
     W = np.cumsum(masses) / masses.sum()
     p, rc = kin.joint_positions, kin.link_coms
