@@ -28,7 +28,6 @@ import scipy.sparse as sp
 
 from ..spatial import skew
 from .element import DOF_PER_NODE
-from .structure import ShellStructure
 
 __all__ = ["PortData", "port_operator", "port_data", "select_mode_count", "PORT_MODELS",
            "ResidualMassError", "check_residual_mass", "AUTO_MODES"]
@@ -118,7 +117,7 @@ def select_mode_count(frequencies_hz, n_modes, max_frequency_hz: float | None = 
     return int(n_modes)
 
 
-def port_operator(structure: ShellStructure, point, port_model: str = "rbe3",
+def port_operator(structure, point, port_model: str = "rbe3",
                   foot_radius: float = 0.125) -> sp.csr_matrix:
     """(6, n_full_dofs) sparse map from node DOFs to the port 6-vector ``[t; theta]`` at ``point``."""
     mesh = structure.mesh
@@ -158,7 +157,7 @@ def port_operator(structure: ShellStructure, point, port_model: str = "rbe3",
     raise ValueError(f"`port_model` must be one of {PORT_MODELS}; got {port_model!r}")
 
 
-def _resolve_ports(structure: ShellStructure, ports):
+def _resolve_ports(structure, ports):
     if ports is None:
         return dict(structure.ports)
     if isinstance(ports, (str, int, np.integer)):
@@ -172,7 +171,7 @@ def _resolve_ports(structure: ShellStructure, ports):
     return out
 
 
-def port_data(structure: ShellStructure, ports=None, *, n_modes=10, port_model: str = "rbe3",
+def port_data(structure, ports=None, *, n_modes=10, port_model: str = "rbe3",
               foot_radius: float = 0.125, name: str | None = None, frame: str | None = None,
               damping: float | None = None, max_frequency_hz: float | None = None) -> PortData:
     """TITOP data of ``structure`` at its parent point P and the child ``ports``.

@@ -24,6 +24,7 @@ import scipy.sparse.linalg as spla
 from ..spatial import skew
 from .element import DOF_PER_NODE, shell_element
 from .mesh import ShellMesh, assemble
+from .reduction import port_data
 
 __all__ = ["ShellMaterial", "Clamp", "ShellStructure", "Modes"]
 
@@ -239,8 +240,6 @@ class ShellStructure:
 
     def port_data(self, ports=None, **options):
         """TITOP data at P and the child ``ports`` (:func:`satdyn.fe.reduction.port_data`)."""
-        from .reduction import port_data
-
         return port_data(self, ports, **options)
 
     def full_shapes(self, modes: Modes) -> np.ndarray:

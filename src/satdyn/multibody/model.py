@@ -28,6 +28,7 @@ import numpy as np
 from ..spatial import rigid_mass_matrix
 from ..spatial._checks import as_batch_of, as_float_array
 from .joints import ROOT_KINDS, Joint, neutral_configuration
+from .sweeps import build_sweep_constants
 
 __all__ = ["Body", "body", "ExternalWrench", "LoopClosure", "Model", "ModelBuilder"]
 
@@ -191,7 +192,7 @@ class Model:
 
     @cached_property
     def _sweep_constants(self):
-        from .sweeps import build_sweep_constants  # per-body arrays of the dynamics sweeps, built once
+        # per-body arrays of the dynamics sweeps, built once
         return build_sweep_constants(self)
 
     @cached_property

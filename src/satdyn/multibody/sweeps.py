@@ -29,7 +29,7 @@ import numpy as np
 from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from .aligned_revolute import aligned_force_to_parent, aligned_motion_to_child, congruence_axis
 from .joints import joint_placement
-from .kinematics import motion_transform_to_child
+from .motion import motion_transform_to_child
 
 __all__ = ["sweep_constants", "Workspace", "articulated_body_sweep", "newton_euler_sweep", "cross3", "rotate",
            "rotate_back"]
