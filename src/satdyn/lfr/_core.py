@@ -112,17 +112,17 @@ def close_blocks(lfrs, K, E, F, H) -> tuple[np.ndarray, list]:
 
 def _sparse_blockdiag(parts, shape) -> scipy.sparse.csr_matrix:
     """Sparse matrix of ``shape`` with the dense ``parts`` [(row0, col0, block)] placed."""
-    rows, cols, vals = [], [], []
+    rows, cols, vals = [np.zeros(0, int)], [np.zeros(0, int)], [np.zeros(0)]
     for r0, c0, block in parts:
         i, j = np.nonzero(block)
         rows.append(i + r0)
         cols.append(j + c0)
         vals.append(block[i, j])
-    cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dt))
-    return scipy.sparse.csr_matrix((cat(vals, float), (cat(rows, int), cat(cols, int))), shape=shape)
+    return scipy.sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=shape)
 
 
 def _close_sparse(lfrs, K, E, F, H) -> tuple[np.ndarray, list]:
+    """:func:`close_blocks` without forming the dense open system (sparse LU of I - S K)."""
     qs = [x._nloop for x in lfrs]
     ps = [x.noutputs for x in lfrs]
     ms = [x.ninputs for x in lfrs]
@@ -175,7 +175,8 @@ def _cond1_estimate(A, lu, max_iter: int = 5) -> float:
             break
         x = np.zeros(n)
         x[j] = 1.0
-    b = np.array([(-1.0) ** i * (1.0 + i / max(n - 1, 1)) for i in range(n)])
+    i = np.arange(n)
+    b = np.where(i % 2 == 0, 1.0, -1.0) * (1.0 + i / max(n - 1, 1))   # Higham's alternating vector
     est = max(est, 2.0 * float(np.abs(lu.solve(b)).sum()) / (3.0 * n))
     return norm_a * est
 
