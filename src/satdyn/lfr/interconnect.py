@@ -14,6 +14,7 @@ signal or group names.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
 
 from . import _core
 from .lfr import LFR, as_lfr
@@ -136,7 +137,7 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
                     raise ValueError(f"interconnect: group {g!r} has different members in different blocks")
                 dst[g] = mem
     in_names = set(in_slots)
-    M, labels, p_all, m_all = _core.blockdiag_open(xs)
+    p_all, m_all = len(out_index), len(in_slots)
 
     # Sources of each input signal: {input name: [(sign, output index), ...]}
     sources: dict[str, list] = {}
@@ -173,17 +174,27 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
             ext_in.append(mname)
     ext_pos = {n: i for i, n in enumerate(ext_in)}
 
-    K = np.zeros((m_all, p_all))
-    E = np.zeros((m_all, len(ext_in)))
+    # The wiring is sparse (one source per connected input, mostly): K, E and F are held
+    # as sparse matrices, so a model of hundreds of blocks never forms the dense
+    # (inputs x outputs) connection matrix (see _core.close_blocks).
+    k_rows, k_cols, k_vals, e_rows, e_cols = [], [], [], [], []
     unused = []
     for j, name in enumerate(in_slots):
         if name in sources:
             for sign, i in sources[name]:
-                K[j, i] += sign
+                k_rows.append(j)
+                k_cols.append(i)
+                k_vals.append(sign)
         elif name in ext_pos:
-            E[j, ext_pos[name]] = 1.0
+            e_rows.append(j)
+            e_cols.append(ext_pos[name])
         else:
             unused.append(name)
+    # coo -> csr sums duplicate (input, source) pairs, as the dense `K[j, i] += sign` did
+    K = scipy.sparse.csr_matrix((np.asarray(k_vals, float), (np.asarray(k_rows, int), np.asarray(k_cols, int))),
+                                shape=(m_all, p_all))
+    E = scipy.sparse.csr_matrix((np.ones(len(e_rows)), (np.asarray(e_rows, int), np.asarray(e_cols, int))),
+                                shape=(m_all, len(ext_in)))
     if unused and check_unused:
         raise ValueError(
             f"interconnect: block inputs {sorted(set(unused))} are neither connected nor external inputs "
@@ -191,7 +202,7 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
         )
 
     ext_out: list[str] = []
-    rows = []
+    f_cols, f_vals = [], []
     new_ogroups = {}
     for name in outputs:
         sign, bare = (-1.0, name[1:]) if name.startswith("-") else (1.0, name)
@@ -199,12 +210,12 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
         if bare in out_groups:
             new_ogroups[bare] = tuple(members)
         for mname in members:
-            row = np.zeros(p_all)
-            row[out_index[mname]] = sign
-            rows.append(row)
+            f_cols.append(out_index[mname])
+            f_vals.append(sign)
             ext_out.append(mname)
-    F = np.array(rows).reshape(len(rows), p_all)
-    out = _core.close(M, len(labels), K, E, F, np.zeros((len(ext_out), len(ext_in))))
+    F = scipy.sparse.csr_matrix((np.asarray(f_vals, float), (np.arange(len(f_cols)), np.asarray(f_cols, int))),
+                                shape=(len(f_cols), p_all))
+    out, labels = _core.close_blocks(xs, K, E, F, np.zeros((len(ext_out), len(ext_in))))
     return LFR._make(out, labels, tuple(ext_in), tuple(ext_out), new_igroups, new_ogroups)
 
 
