@@ -236,3 +236,14 @@ def test_non_physical_inertia_read_as_pinocchio(tmp_path):
         assert np.abs(mb.forward_dynamics(model, q, v, tau) - a_pin).max() / max(1, np.abs(a_pin).max()) < 1e-9
         t_pin = pin.rnea(pm, pd, qp, v, a_pin).copy()
         assert np.abs(mb.inverse_dynamics(model, q, v, a_pin) - t_pin).max() / max(1, np.abs(t_pin).max()) < 1e-9
+
+
+@pytest.mark.skipif(__import__("pyexpat").version_info < (2, 4, 0), reason="expat < 2.4 has no amplification limit")
+def test_xml_entity_bomb_is_refused(tmp_path):
+    """A "billion laughs" DTD (10^9 characters from 1 KB): expat's amplification limit refuses it,
+    and the reader turns that into its one-line 'not valid XML' error."""
+    entities = '<!ENTITY l0 "lol">' + "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
+    path = tmp_path / "bomb.urdf"
+    path.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE robot [{entities}]>\n<robot name="&l9;"><link name="a"/></robot>')
+    with pytest.raises(ValueError, match="not valid XML: limit on input amplification"):
+        mb.load_urdf(path)
