@@ -557,3 +557,11 @@ def test_non_finite_numbers_are_refused(tmp_path):
     _refused(_write(tmp_path, text), "parameters[0].nominal", _line(text, ".nan"), "a finite number; got nan")
     text = BASE.replace("[[10, 0, 0], [0, 12, 0], [0, 0, 14]]", "[[.inf, 0, 0], [0, 12, 0], [0, 0, 14]]")
     _refused(_write(tmp_path, text), "bodies[0].inertia[0][0]", _line(text, ".inf"), "got inf")
+
+
+def test_port_wired_twice_names_both_places(tmp_path):
+    text = BASE.replace("  - [drive.child, arr.P]\n", "  - [drive.child, arr.P]\n  - [hub.P1, arr.P]\n")
+    _refused(_write(tmp_path, text), "connections[2][0]", _line(text, "[hub.P1, arr.P]"),
+             f"'hub.P1' is also at connections[0][0] (line {_line(text, '[hub.P1, drive.parent]')})")
+    text = BASE.replace("external: [hub.G]", "external: [hub.G]\nfree: [hub.G]")
+    _refused(_write(tmp_path, text), "free[0]", _line(text, "free:"), "'hub.G' is also at external[0]")

@@ -247,14 +247,19 @@ def _check_semantics(spec: ModelSpec) -> None:
         if "angle" in j:
             ref(("joints", i, "angle"), j["angle"], angle=True)
     blocks = {b["name"]: b for b in doc["bodies"] + doc.get("joints", [])}
+    used = {}
     for section in ("connections", "external", "free"):
         for i, item in enumerate(doc.get(section, [])):
             for k, key in enumerate(item if section == "connections" else [item]):
                 model = key.split(".", 1)[0]
+                path = (section, i, k) if section == "connections" else (section, i)
                 if model not in blocks:
-                    path = (section, i, k) if section == "connections" else (section, i)
                     raise spec.error(path, f"a port '<block>.<port>' of a declared body or joint; "
                                            f"{model!r} is not one ({sorted(blocks)})")
+                if key in used:
+                    raise spec.error(path, f"each port wired once (connected, external or free); {key!r} is "
+                                           f"also at {_where(spec, used[key])}")
+                used[key] = path
     ctrl = doc.get("controller")
     if ctrl is not None and ctrl["port"] not in doc.get("external", []):
         raise spec.error(("controller", "port"), f"one of the external ports {doc.get('external', [])}")
