@@ -166,7 +166,7 @@ BAD = [
     ("version", _set(("satdyn_model",), 2), "satdyn_model"),
     ("no-bodies", _delete(("bodies",)), "<root>"),
     ("bad-name", _set(("name",), "sc 1"), "name"),
-    ("unknown-key", _set(("colour",), "red"), "<root>"),
+    ("unknown-key", _set(("colour",), "red"), "colour"),
     ("body-type", _set(("bodies", 0, "type"), "elastic"), "bodies[0].type"),
     ("mass-negative", _set(("bodies", 0, "mass"), -5.0), "bodies[0].mass"),
     ("mass-unknown-param", _set(("bodies", 0, "mass"), "m_hub"), "bodies[0].mass"),
@@ -355,3 +355,213 @@ def test_round_trip_random_models(tmp_path_factory, doc):
     assert again.document == spec.document
     a, b = build_model(spec).lfr, build_model(again).lfr
     assert np.array_equal(a.D, b.D) and np.array_equal(a.A, b.A) and a.input_names == b.input_names
+
+
+# ---------------------------------------------------------------------------- hostile files
+# Each file is written to tmp_path and read by load_model; the error must name the file, the line
+# and the key path, and say what was expected (a one-line message), before any block is built.
+
+def _write(tmp_path, text, name="hostile.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _refused(path, key_path, line, *fragments):
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    err, message = info.value, str(info.value)
+    assert err.file == str(path) and err.key_path == key_path and err.line == line, message
+    assert message.startswith(f"{path}, line {line}: at {key_path}: ") and "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    return err
+
+
+def _line(text, fragment, occurrence=1):
+    """1-based line of the n-th line containing ``fragment``."""
+    hits = [k + 1 for k, line in enumerate(text.splitlines()) if fragment in line]
+    return hits[occurrence - 1]
+
+
+def test_repeated_key_is_refused_naming_both_lines(tmp_path):
+    # before: the second `mass:` silently replaced the uncertain mass `m` by a number
+    text = BASE.replace("    mass: m\n", "    mass: m\n    mass: 100.0\n")
+    second = _line(text, "mass: 100.0")
+    _refused(_write(tmp_path, text), "bodies[0].mass", second,
+             f"'mass' is given on line {second - 1} and again on line {second}")
+
+
+def test_repeated_port_name_is_refused_naming_both_lines(tmp_path):
+    text = BASE.replace("    ports: {P1: [0.0, 1.0, 0.0]}\n", "    ports:\n      P1: [0.0, 1.0, 0.0]\n"
+                                                             "      P1: [0.0, 2.0, 0.0]\n")
+    second = _line(text, "P1: [0.0, 2.0")
+    _refused(_write(tmp_path, text), "bodies[0].ports.P1", second, f"line {second - 1} and again on line {second}")
+
+
+def test_repeated_key_in_json_is_refused(tmp_path):
+    # JSON readers keep the last value too; a tab-indented JSON file is read (tabs are JSON whitespace)
+    import json
+
+    text = json.dumps(yaml.safe_load(BASE), indent="\t")
+    good = _write(tmp_path, text, "good.json")
+    assert load_model(good).document == loads_model(BASE).document
+    bad = text.replace('"name": "sc",', '"name": "sc",\n\t"name": "sc2",', 1)
+    second = _line(bad, '"name": "sc2"')
+    _refused(_write(tmp_path, bad, "bad.json"), "name", second, f"line {second - 1} and again on line {second}")
+
+
+def test_repeated_parameter_and_block_names_name_both_places(tmp_path):
+    text = BASE.replace("  - {name: a, kind: varying", "  - {name: m, kind: varying")
+    _refused(_write(tmp_path, text), "parameters[1].name", _line(text, "name: m, kind: varying"),
+             f"also the name of parameters[0].name (line {_line(text, 'name: m, kind: uncertain')})")
+    text = BASE.replace("{name: drive, type: revolute", "{name: hub, type: revolute")
+    _refused(_write(tmp_path, text), "joints[0].name", _line(text, "{name: hub, type: revolute"),
+             f"also the name of bodies[0].name (line {_line(text, 'name: hub')})")
+
+
+def test_alias_bomb_is_refused(tmp_path):
+    # "billion laughs": 1 KB, 9 levels of 9 aliases = 9^9 values. Before, the line map walked every
+    # expanded value (hours); now the expanded size is counted once per node and the file refused.
+    text = 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    for k in range(1, 10):
+        prev, cur = chr(ord("a") + k - 1), chr(ord("a") + k)
+        text += f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]\n"
+    assert len(text) < 1100
+    # expanded count by hand: list a holds 9 strings (10 values with itself); each next list holds 9
+    # copies of the previous one (1 + 9 size); plus the root mapping and its 10 keys. The error points
+    # at the first list whose own expansion passes 100 000 values: f, 9^6 strings, line 6.
+    sizes = [10]
+    for _ in range(9):
+        sizes.append(1 + 9 * sizes[-1])
+    _refused(_write(tmp_path, text), "<root>", 6, "aliases that add at most 100000 values",
+             f"expand it to {1 + 10 + sum(sizes)} values", "alias bomb")
+    _refused(_write(tmp_path, "a: &x [1, *x]\n", "recursive.yaml"), "<root>", 1, "recursive alias")
+    # an alias chain 300 deep nests the document 300 deep although each line is shallow
+    chain = "k0: &a0 [1]\n" + "".join(f"k{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 300))
+    _refused(_write(tmp_path, chain, "chain.yaml"), "<root>", 65, "nested at most 64 deep")
+
+
+def test_ordinary_aliases_still_load(tmp_path):
+    # an anchor reused for a matrix is legitimate YAML: same document as the file without it
+    text = BASE.replace("    inertia: [[10, 0, 0], [0, 12, 0], [0, 0, 14]]",
+                        "    inertia: &J [[10, 0, 0], [0, 12, 0], [0, 0, 14]]")
+    text = text.replace("satdyn_model: 1\n", "satdyn_model: 1\ndescription: hub inertia reused below\n")
+    doc = load_model(_write(tmp_path, text)).document
+    assert doc["bodies"][0]["inertia"] == [[10, 0, 0], [0, 12, 0], [0, 0, 14]]
+
+
+@pytest.mark.parametrize("text, line", [
+    ("a: " + "[" * 500 + "]" * 500 + "\n", 1),                                               # flow style
+    ("".join("  " * i + f"k{i}:\n" for i in range(500)) + "  " * 500 + "1\n", 64),           # block style
+])
+def test_deep_nesting_is_refused(tmp_path, text, line):
+    # before: RecursionError out of PyYAML's composer (one Python frame per level)
+    _refused(_write(tmp_path, text), "<root>", line, "nested at most 64 deep")
+
+
+def test_non_utf8_files_are_refused_naming_the_file(tmp_path):
+    # before: a bare UnicodeDecodeError (or a locale-dependent reading)
+    latin = tmp_path / "latin1.yaml"
+    latin.write_bytes(BASE.replace("name: sc", "name: sc  # café").encode("latin-1"))
+    _refused(latin, "<root>", 2, "UTF-8 text", "byte 0xe9", "Latin-1")
+    binary = tmp_path / "model.json"
+    binary.write_bytes(bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(range(256)))   # a PNG header
+    _refused(binary, "<root>", 1, "UTF-8 text", "byte 0x89")
+    nul = tmp_path / "nul.yaml"
+    nul.write_bytes(b"satdyn_model: 1\nname: sc\x00\n")
+    _refused(nul, "<root>", 2, "character #x0000")
+    # UTF-8 with a byte-order mark is UTF-8
+    bom = tmp_path / "bom.yaml"
+    bom.write_bytes(b"\xef\xbb\xbf" + BASE.encode())
+    assert load_model(bom).document == loads_model(BASE).document
+
+
+def _with_parameter(text, entry, use_old, use_new):
+    text = text.replace("  - {name: a, kind: varying", f"  - {entry}\n  - {{name: a, kind: varying")
+    assert use_old in text
+    return text.replace(use_old, use_new)
+
+
+@pytest.mark.parametrize("entry, low", [
+    ("{name: m, kind: uncertain, nominal: 100.0, percent: 150}", "-50"),
+    ("{name: m, kind: uncertain, nominal: 100.0, plusminus: 150.0}", "-50"),
+    ("{name: m, kind: uncertain, nominal: 100.0, plusminus: [-100.0, 10.0]}", "0"),
+    ("{name: m, kind: uncertain, nominal: 100.0, range: [-50.0, 250.0]}", "-50"),
+])
+def test_mass_range_must_stay_positive(tmp_path, entry, low):
+    text = BASE.replace("  - {name: m, kind: uncertain, nominal: 100.0, percent: 10}", f"  - {entry}")
+    source = entry.split(",")[3].split(":")[0].strip()
+    _refused(_write(tmp_path, text), f"parameters[0].{source}", _line(text, entry),
+             "mass > 0 [kg]", f"used at bodies[0].mass (line {_line(text, 'mass: m')})", f"[{low}, ")
+
+
+def test_frequency_range_must_stay_positive(tmp_path):
+    for use_old, use_new, where in [
+        ("      frequencies_hz: [0.5]\n", "      frequencies: [w]\n", "bodies[1].modes.frequencies[0]"),
+        ("    modes:\n", "    frequency_parameters: {'1': w}\n    modes:\n", "bodies[1].frequency_parameters.1"),
+    ]:
+        text = _with_parameter(BASE, "{name: w, kind: uncertain, nominal: 3.0, plusminus: [-4.0, 1.0]}",
+                               use_old, use_new)
+        _refused(_write(tmp_path, text), "parameters[1].plusminus", _line(text, "name: w"),
+                 "frequency > 0 [rad/s]", f"used at {where}", "[-1, 4]")
+    text = BASE.replace("frequencies_hz: [0.5]", "frequencies: [-3.0]")
+    _refused(_write(tmp_path, text), "bodies[1].modes.frequencies[0]", _line(text, "frequencies: [-3.0]"), "> 0")
+
+
+def test_damping_ratio_given_as_percentage_is_refused(tmp_path):
+    text = BASE.replace("damping: 0.01", "damping: 50")
+    _refused(_write(tmp_path, text), "bodies[1].modes.damping", _line(text, "damping: 50"),
+             "damping ratios in [0, 1)", "got 50", "allow_overdamped_modes")
+    # the user says otherwise: an overdamped mode is then accepted and built
+    text = text.replace("    type: flexible\n", "    type: flexible\n    allow_overdamped_modes: true\n")
+    assert build_model(load_model(_write(tmp_path, text))).lfr.nstates > 0
+
+
+def test_damping_ratio_of_a_modal_table_file(tmp_path):
+    csv = (example_path("telecom").parent / "telecom_antenna_modes.csv").read_text().replace("0.003", "3.0")
+    (tmp_path / "modes.csv").write_text(csv)
+    text = BASE.replace("    modes:\n      frequencies_hz: [0.5]\n      damping: 0.01\n      L_P: [[0, 0, 3.0, 2.0, 0, 0]]\n",
+                        "    modal_file: modes.csv\n")
+    path = _write(tmp_path, text)
+    with pytest.raises(ModelFileError) as info:
+        build_model(load_model(path))
+    assert info.value.key_path == "bodies[1].modal_file" and "damping ratios in [0, 1)" in str(info.value)
+    assert f"line {_line(text, 'modal_file')}" in str(info.value)
+
+
+def test_plate_thicker_than_wide_is_refused(tmp_path):
+    plate = ("    fe_plate: {length: 5.0, width: 2.0, thickness: 20.0, youngs_modulus: 5.0e9, poisson_ratio: 0.3,"
+             " density: 225.0, element_size: 0.5, n_modes: 4, damping: 0.01}\n")
+    text = BASE.replace("    D_P: [[20, 0, 0, 0, 0, 0], [0, 20, 0, 0, 0, 0], [0, 0, 20, 0, 0, 0], [0, 0, 0, 30, 0, 0], "
+                        "[0, 0, 0, 0, 30, 0], [0, 0, 0, 0, 0, 30]]\n    modes:\n      frequencies_hz: [0.5]\n"
+                        "      damping: 0.01\n      L_P: [[0, 0, 3.0, 2.0, 0, 0]]\n", plate)
+    assert plate in text
+    _refused(_write(tmp_path, text), "bodies[1].fe_plate.thickness", _line(text, "fe_plate"),
+             "below its in-plane dimensions", "got 20.0 m")
+
+
+def test_unknown_key_is_refused_naming_it(tmp_path):
+    # controller.bandwidth was in the schema but nothing read it: now an unknown key like any other
+    text = BASE + ("controller:\n  type: attitude_pid\n  port: hub.G\n  kp: [1, 1, 1]\n  kd: [1, 1, 1]\n"
+                   "  bandwidth: 0.1\n")
+    _refused(_write(tmp_path, text), "controller.bandwidth", _line(text, "bandwidth"),
+             "'bandwidth' is not one", "allowed keys: ['kd', 'ki', 'kp', 'port', 'type']")
+    text = BASE.replace("    type: rigid\n", "    type: rigid\n    colour: red\n")
+    _refused(_write(tmp_path, text), "bodies[0].colour", _line(text, "colour"), "'colour' is not one")
+
+
+def test_non_finite_numbers_are_refused(tmp_path):
+    # JSON-schema bounds let NaN through (nan > 0 and nan <= 0 are both False)
+    text = BASE.replace("nominal: 100.0", "nominal: .nan")
+    _refused(_write(tmp_path, text), "parameters[0].nominal", _line(text, ".nan"), "a finite number; got nan")
+    text = BASE.replace("[[10, 0, 0], [0, 12, 0], [0, 0, 14]]", "[[.inf, 0, 0], [0, 12, 0], [0, 0, 14]]")
+    _refused(_write(tmp_path, text), "bodies[0].inertia[0][0]", _line(text, ".inf"), "got inf")
+
+
+def test_port_wired_twice_names_both_places(tmp_path):
+    text = BASE.replace("  - [drive.child, arr.P]\n", "  - [drive.child, arr.P]\n  - [hub.P1, arr.P]\n")
+    _refused(_write(tmp_path, text), "connections[2][0]", _line(text, "[hub.P1, arr.P]"),
+             f"'hub.P1' is also at connections[0][0] (line {_line(text, '[hub.P1, drive.parent]')})")
+    text = BASE.replace("external: [hub.G]", "external: [hub.G]\nfree: [hub.G]")
+    _refused(_write(tmp_path, text), "free[0]", _line(text, "free:"), "'hub.G' is also at external[0]")

@@ -145,3 +145,105 @@ def test_xml_read_as_urdfdom_reads_it(tmp_path):
     assert np.array_equal(mb.mass_matrix(a, q), mb.mass_matrix(b, q))
     pm = pin.buildModelFromUrdf(str(tmp_path / "messy.urdf"))
     assert pm.nv == b.nv
+
+
+def _fixed(name, parent, child):
+    return f'<joint name="{name}" type="fixed"><parent link="{parent}"/><child link="{child}"/></joint>'
+
+
+def test_urdf_structure_errors_name_the_links(tmp_path):
+    """Repeated names (both lines), several roots, cycles and unreachable links are refused, naming them
+    (urdfdom refuses each of these files too; before, a repeated name was overwritten and the links
+    of a cycle next to the root were dropped, leaving a 2-body model)."""
+    cases = [
+        # (file lines, message pattern)
+        (['<robot name="r">', '<link name="a"/>', '<link name="b"/>', '<link name="a"/>', _fixed("j", "a", "b"),
+          "</robot>"], r"link name 'a' is given twice \(lines 2 and 4\)"),
+        (['<robot name="r">', '<link name="a"/>', '<link name="b"/>', '<link name="c"/>', _fixed("j", "a", "b"),
+          _fixed("j", "a", "c"), "</robot>"], r"joint name 'j' is given twice \(lines 5 and 6\)"),
+        (['<robot name="r">', '<link name="a"/>', '<link name="b"/>', '<link name="c"/>', '<link name="d"/>',
+          _fixed("ab", "a", "b"), _fixed("cd", "c", "d"), _fixed("dc", "d", "c"), "</robot>"],
+         r"links \['c', 'd'\] are not reached from the root link 'a'.*cycle (c -> d -> c|d -> c -> d)"),
+        (['<robot name="r">', '<link name="a"/>', '<link name="b"/>', _fixed("ab", "a", "b"), _fixed("ba", "b", "a"),
+          "</robot>"], r"found none: the joints form a cycle (a -> b -> a|b -> a -> b)"),
+        (['<robot name="r">', '<link name="a"/>', '<link name="b"/>', '<link name="c"/>', '<link name="d"/>',
+          _fixed("ab", "a", "b"), _fixed("cd", "c", "d"), "</robot>"], r"exactly one root link.*found 2: \['a', 'c'\]"),
+        (['<robot name="r">', "</robot>"], "has no <link>"),
+        (['<robot name="r">', '<link name="a">', "</robot>"], "not valid XML"),
+    ]
+    for k, (lines, pattern) in enumerate(cases):
+        path = tmp_path / f"bad{k}.urdf"
+        path.write_text("\n".join(lines))
+        with pytest.raises(ValueError, match=pattern):
+            mb.load_urdf(path)
+
+
+def test_long_chain_loads_without_recursion(tmp_path):
+    """A 1500-joint horizontal chain (a recursion would stop near 1000 joints). Oracle: statics by hand --
+    at q = 0, v = 0, a = 0 under gravity g along -z, joint j(i-1) (axis y, at x = 0.1 i) holds the
+    links l(i)..l(n), whose masses sit at their joints (x = 0.1 k): tau = -m g 0.1 sum_{k=i}^{n} (k - i)
+    = -m g 0.1 (n - i)(n - i + 1) / 2. Rounding: ~n additions of terms up to
+    m g 0.1 n per joint, relative error ~ n x 1e-16 = 1.5e-13; 1e-10 leaves room."""
+    n, mass, g = 1500, 1.0, 9.81
+    parts = ['<robot name="chain">']
+    parts += [f'<link name="l{i}"><inertial><mass value="{mass}"/><inertia ixx="0.1" iyy="0.1" izz="0.1" '
+              'ixy="0" ixz="0" iyz="0"/></inertial></link>' for i in range(n + 1)]
+    parts += [f'<joint name="j{i:05d}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
+              '<origin xyz="0.1 0 0"/><axis xyz="0 1 0"/></joint>' for i in range(n)]
+    path = tmp_path / "chain.urdf"
+    path.write_text("\n".join(parts + ["</robot>"]))
+    model = mb.load_urdf(path, gravity=[0.0, 0.0, -g])
+    assert model.nv == n and [j.name for j in model.joints[1:]] == [f"j{i:05d}" for i in range(n)]
+    tau = mb.inverse_dynamics(model, np.zeros(n), np.zeros(n), np.zeros(n))
+    i = np.arange(1, n + 1)   # joint j{i-1} sits at x = 0.1 i; links l{i}..l{n} beyond it
+    # torque about +y of a weight -m g e_z at arm d e_x is +m g d (r x F = d e_x x (-m g e_z) = m g d e_y);
+    # inverse dynamics returns the effort that holds it: tau = -(moment of the weights) along +y
+    expected = -mass * g * 0.1 * (n - i) * (n - i + 1) / 2.0
+    assert np.abs(tau - expected).max() <= 1e-10 * np.abs(expected).max()
+
+
+def test_non_physical_inertia_read_as_pinocchio(tmp_path):
+    """A link inertia with a negative principal moment (here -0.3 kg m^2, beyond any rounding) is read
+    as written, as Pinocchio reads it, with a warning naming the link and its principal moments;
+    strict=True refuses it. Oracle: Pinocchio's ABA, RNEA and CRBA on the same file (the other
+    links keep M positive definite); tolerance 1e-9 as in test_urdf_dynamics_match_pinocchio."""
+    rng = np.random.default_rng(5)
+    text = write_urdf(tmp_path / "arm.urdf", rng).read_text()
+    start = text.index('<link name="l3">')
+    end = text.index("</link>", start)
+    text = (text[:start] + '<link name="l3"><inertial><origin xyz="0.1 0 0" rpy="0 0 0"/><mass value="1.5"/>'
+            '<inertia ixx="0.5" ixy="0" ixz="0" iyy="0.4" iyz="0" izz="-0.3"/></inertial>' + text[end:])
+    path = tmp_path / "nonphysical.urdf"
+    path.write_text(text)
+    g = np.array([0.0, 0.0, -9.81])
+    with pytest.warns(UserWarning, match=r"link 'l3'.*principal moments \[-0.3, 0.4, 0.5\].*as Pinocchio"):
+        model = mb.load_urdf(path, floating=True, gravity=g)
+    with pytest.raises(ValueError, match=r"link 'l3'.*principal moments \[-0.3, 0.4, 0.5\].*strict=True"):
+        mb.load_urdf(path, strict=True)
+    pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    pm.gravity = pin.Motion(g, np.zeros(3))
+    pd = pm.createData()
+    for _ in range(3):
+        q = rng.uniform(-1.5, 1.5, model.nq)
+        quat = rng.normal(size=4)
+        q[3:7] = quat / np.linalg.norm(quat)
+        v, tau = rng.normal(size=(2, model.nv))
+        qp = _pin_q(model, pm, q)
+        M = pin.crba(pm, pd, qp).copy()
+        M = np.triu(M) + np.triu(M, 1).T
+        assert np.abs(mb.mass_matrix(model, q) - M).max() / np.abs(M).max() < 1e-9
+        a_pin = pin.aba(pm, pd, qp, v, tau).copy()
+        assert np.abs(mb.forward_dynamics(model, q, v, tau) - a_pin).max() / max(1, np.abs(a_pin).max()) < 1e-9
+        t_pin = pin.rnea(pm, pd, qp, v, a_pin).copy()
+        assert np.abs(mb.inverse_dynamics(model, q, v, a_pin) - t_pin).max() / max(1, np.abs(t_pin).max()) < 1e-9
+
+
+@pytest.mark.skipif(__import__("pyexpat").version_info < (2, 4, 0), reason="expat < 2.4 has no amplification limit")
+def test_xml_entity_bomb_is_refused(tmp_path):
+    """A "billion laughs" DTD (10^9 characters from 1 KB): expat's amplification limit refuses it,
+    and the reader turns that into its one-line 'not valid XML' error."""
+    entities = '<!ENTITY l0 "lol">' + "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
+    path = tmp_path / "bomb.urdf"
+    path.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE robot [{entities}]>\n<robot name="&l9;"><link name="a"/></robot>')
+    with pytest.raises(ValueError, match="not valid XML: limit on input amplification"):
+        mb.load_urdf(path)

@@ -35,6 +35,6 @@ class ModelFileError(ValueError):
         self.file = str(file)
         self.key_path = key_path if isinstance(key_path, str) else format_key_path(key_path)
         self.line = line
-        self.expected = expected
+        self.expected = " ".join(str(expected).split("\n"))   # one line, whatever the source said
         where = f"{self.file}" + (f", line {line}" if line else "")
-        super().__init__(f"{where}: at {self.key_path}: {expected}")
+        super().__init__(f"{where}: at {self.key_path}: {self.expected}")

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..lfr import ureal, vreal
 from ..spatial import rigid_mass_matrix
-from .errors import ModelFileError
+from .errors import ModelFileError, format_key_path
 from .schema import line_of, validate_document
 from .yamlsrc import dump_yaml, load_yaml, plain, read_document
 
@@ -126,40 +126,91 @@ def save_model(spec, path) -> None:
 
 
 # ----------------------------------------------------------------------------- checks
+def _where(spec, path) -> str:
+    """``"bodies[0].mass (line 12)"``: a second place named in a message."""
+    line = line_of(spec.lines, path)
+    return format_key_path(path) + (f" (line {line})" if line else "")
+
+
+def _parameter(p):
+    """The :class:`~satdyn.lfr.Parameter` of one ``parameters`` entry (ValueError/TypeError if impossible)."""
+    if p["kind"] == "uncertain":
+        rng = {k: p[k] for k in ("percent", "plusminus", "range") if k in p}
+        for key in ("plusminus", "range"):
+            if isinstance(rng.get(key), list):
+                rng[key] = tuple(rng[key])
+        return ureal(p["name"], p["nominal"], **rng)
+    return vreal(p["name"], p["nominal"], range=tuple(p["range"]), transform=p.get("transform"))
+
+
+def _positive_range(spec, params, path, value, quantity, unit):
+    """A parameter used as a mass or a frequency: positive over its whole range, ends included."""
+    if not isinstance(value, str):
+        return
+    i, parameter = params[value]
+    low, high = parameter.range
+    if low <= 0.0:
+        source = next(k for k in ("range", "percent", "plusminus") if k in spec.document["parameters"][i])
+        given = spec.document["parameters"][i][source]
+        raise spec.error(("parameters", i, source),
+                         f"a range inside {quantity} > 0 [{unit}] for {value!r}, used at {_where(spec, path)}; "
+                         f"{source} = {given} about the nominal {parameter.nominal} gives [{low:g}, {high:g}]")
+
+
+def _damping_ratios(spec, i, path, values):
+    """Modal damping ratios in [0, 1) unless the body says ``allow_overdamped_modes: true``."""
+    body = spec.document["bodies"][i]
+    ratios = np.atleast_1d(np.asarray(values, float))
+    if body.get("allow_overdamped_modes", False) or not np.any(ratios >= 1.0):
+        return
+    worst = float(ratios[np.argmax(ratios)])
+    raise spec.error(path, f"damping ratios in [0, 1) (0.01 is 1 %); got {worst:g} -- a percentage given as a "
+                           "ratio? (set `allow_overdamped_modes: true` on the body for ratios >= 1)")
+
+
 def _check_semantics(spec: ModelSpec) -> None:
-    """Cross-references the schema cannot express: unique names, parameter references, sizes."""
+    """What the schema cannot express: unique names, parameter references and their physical ranges,
+    sizes, damping ratios, plate proportions."""
     doc = spec.document
     params = {}
     for i, p in enumerate(doc.get("parameters", [])):
         if p["name"] in params:
-            raise spec.error(("parameters", i, "name"), f"a unique parameter name; {p['name']!r} is repeated")
+            first = params[p["name"]][0]
+            raise spec.error(("parameters", i, "name"), f"a unique parameter name; {p['name']!r} is also the name "
+                                                        f"of {_where(spec, ('parameters', first, 'name'))}")
         lo_hi = p.get("range")
         if lo_hi is not None and not lo_hi[0] < p["nominal"] < lo_hi[1]:
             raise spec.error(("parameters", i, "range"), f"[low, high] with low < nominal ({p['nominal']}) < high")
         if p["kind"] == "varying" and "range" not in p:
             raise spec.error(("parameters", i), "a 'range' for a varying parameter")
-        params[p["name"]] = p
+        try:
+            params[p["name"]] = (i, _parameter(p))
+        except (TypeError, ValueError) as exc:
+            raise spec.error(("parameters", i), str(exc)) from None
     seen = {}
     for section in ("bodies", "joints"):
         for i, b in enumerate(doc.get(section, [])):
             if b["name"] in seen:
-                raise spec.error((section, i, "name"), f"a unique block name; {b['name']!r} is also {seen[b['name']]}")
-            seen[b["name"]] = f"{section}[{i}]"
+                raise spec.error((section, i, "name"), f"a unique block name; {b['name']!r} is also the name of "
+                                                       f"{_where(spec, seen[b['name']])}")
+            seen[b["name"]] = (section, i, "name")
 
     def ref(path, value, *, angle=False):
         if isinstance(value, str):
             if value not in params:
                 raise spec.error(path, f"a number or the name of a declared parameter; {value!r} is not in "
                                        f"`parameters` ({sorted(params)})")
-            if angle and params[value].get("transform") is None:
+            transform = params[value][1].transform
+            if angle and transform is None:
                 raise spec.error(path, f"an angle parameter with transform 'tan_quarter' or 'tan_half'; "
                                        f"{value!r} has none")
-            if not angle and params[value].get("transform") is not None:
+            if not angle and transform is not None:
                 raise spec.error(path, f"a parameter without transform; {value!r} has one")
 
     for i, b in enumerate(doc["bodies"]):
         if b["type"] == "rigid":
             ref(("bodies", i, "mass"), b["mass"])
+            _positive_range(spec, params, ("bodies", i, "mass"), b["mass"], "mass", "kg")
             for key in ("direct",):
                 if b.get(key) is not None and b[key] not in b["ports"]:
                     raise spec.error(("bodies", i, key), f"one of the body's ports {sorted(b['ports'])}")
@@ -171,6 +222,8 @@ def _check_semantics(spec: ModelSpec) -> None:
             n = len(freqs)
             for j, w in enumerate(freqs):
                 ref(("bodies", i, "modes", key, j), w)
+                _positive_range(spec, params, ("bodies", i, "modes", key, j), w, "frequency", "rad/s")
+            _damping_ratios(spec, i, ("bodies", i, "modes", "damping"), modes["damping"])
             if len(modes["L_P"]) != n:
                 raise spec.error(("bodies", i, "modes", "L_P"), f"{n} rows of 6 (one per mode); got {len(modes['L_P'])}")
             if isinstance(modes["damping"], list) and len(modes["damping"]) != n:
@@ -178,22 +231,35 @@ def _check_semantics(spec: ModelSpec) -> None:
             for c, child in (modes.get("children") or {}).items():
                 if any(len(row) != n for row in child["Phi"]):
                     raise spec.error(("bodies", i, "modes", "children", c, "Phi"), f"6 rows of {n} (one column per mode)")
+        if "nastran" in b and "damping" in b["nastran"]:
+            _damping_ratios(spec, i, ("bodies", i, "nastran", "damping"), b["nastran"]["damping"])
+        plate = b.get("fe_plate")
+        if plate is not None and plate["thickness"] >= min(plate["length"], plate["width"]):
+            raise spec.error(("bodies", i, "fe_plate", "thickness"),
+                             f"a plate thickness below its in-plane dimensions (length {plate['length']} m, width "
+                             f"{plate['width']} m); got {plate['thickness']} m")
         for m, name in (b.get("frequency_parameters") or {}).items():
             ref(("bodies", i, "frequency_parameters", m), name)
+            _positive_range(spec, params, ("bodies", i, "frequency_parameters", m), name, "frequency", "rad/s")
             if modes is not None and int(m) > len(modes.get("frequencies", modes.get("frequencies_hz"))):
                 raise spec.error(("bodies", i, "frequency_parameters", m), "a mode number within the body's modes")
     for i, j in enumerate(doc.get("joints", [])):
         if "angle" in j:
             ref(("joints", i, "angle"), j["angle"], angle=True)
     blocks = {b["name"]: b for b in doc["bodies"] + doc.get("joints", [])}
+    used = {}
     for section in ("connections", "external", "free"):
         for i, item in enumerate(doc.get(section, [])):
             for k, key in enumerate(item if section == "connections" else [item]):
                 model = key.split(".", 1)[0]
+                path = (section, i, k) if section == "connections" else (section, i)
                 if model not in blocks:
-                    path = (section, i, k) if section == "connections" else (section, i)
                     raise spec.error(path, f"a port '<block>.<port>' of a declared body or joint; "
                                            f"{model!r} is not one ({sorted(blocks)})")
+                if key in used:
+                    raise spec.error(path, f"each port wired once (connected, external or free); {key!r} is "
+                                           f"also at {_where(spec, used[key])}")
+                used[key] = path
     ctrl = doc.get("controller")
     if ctrl is not None and ctrl["port"] not in doc.get("external", []):
         raise spec.error(("controller", "port"), f"one of the external ports {doc.get('external', [])}")
@@ -201,18 +267,7 @@ def _check_semantics(spec: ModelSpec) -> None:
 
 # ----------------------------------------------------------------------------- build
 def _parameters(doc) -> dict:
-    out = {}
-    for p in doc.get("parameters", []):
-        if p["kind"] == "uncertain":
-            rng = {k: p[k] for k in ("percent", "plusminus", "range") if k in p}
-            if isinstance(rng.get("plusminus"), list):
-                rng["plusminus"] = tuple(rng["plusminus"])
-            if isinstance(rng.get("range"), list):
-                rng["range"] = tuple(rng["range"])
-            out[p["name"]] = ureal(p["name"], p["nominal"], **rng)
-        else:
-            out[p["name"]] = vreal(p["name"], p["nominal"], range=tuple(p["range"]), transform=p.get("transform"))
-    return out
+    return {p["name"]: _parameter(p) for p in doc.get("parameters", [])}
 
 
 def _value(params, v):
@@ -256,6 +311,9 @@ def flexible_data(spec: ModelSpec, i: int):
                                          subcase=nas.get("subcase"), frame=nas.get("frame", b.get("frame")),
                                          length_unit=nas.get("length_unit", "m"),
                                          mass_unit=nas.get("mass_unit", "kg"))
+    source = next(k for k in ("modes", "modal_file", "fe_plate", "nastran") if k in b)
+    if source in ("modal_file", "nastran"):   # inline ratios were checked with the file; fe.plate checks its own
+        _damping_ratios(spec, i, ("bodies", i, source), table.damping)
     if "D_P" in b:
         D_P = np.asarray(b["D_P"], float)
     elif "mass_properties" in b:

@@ -9,6 +9,7 @@ document came from YAML text) and what was expected.
 from __future__ import annotations
 
 import jsonschema
+import numpy as np
 
 from .errors import ModelFileError
 
@@ -60,7 +61,7 @@ _INLINE_MODES = {
     "additionalProperties": False,
     "required": ["damping", "L_P"],
     "properties": {
-        "frequencies": {"type": "array", "items": _NUM_OR_PARAM, "minItems": 1},
+        "frequencies": {"type": "array", "items": {"anyOf": [_POS, _PARAM_REF]}, "minItems": 1},
         "frequencies_hz": {"type": "array", "items": _POS, "minItems": 1},
         "damping": {"anyOf": [_NONNEG, {"type": "array", "items": _NONNEG, "minItems": 1}]},
         "L_P": {"type": "array", "items": _VEC6, "minItems": 1},
@@ -141,6 +142,7 @@ _FLEXIBLE = {
         "parent": _PORT_NAME,
         "frame": {"type": "string", "minLength": 1},
         "strict": {"type": "boolean"},
+        "allow_overdamped_modes": {"type": "boolean"},
     },
     "allOf": [
         {"oneOf": [{"required": ["modes"]}, {"required": ["modal_file"]}, {"required": ["nastran"]},
@@ -187,7 +189,6 @@ _CONTROLLER = {
         "kp": {"type": "array", "items": _NONNEG, "minItems": 3, "maxItems": 3},
         "kd": {"type": "array", "items": _NONNEG, "minItems": 3, "maxItems": 3},
         "ki": {"type": "array", "items": _NONNEG, "minItems": 3, "maxItems": 3},
-        "bandwidth": _POS,
     },
 }
 
@@ -287,16 +288,44 @@ def _pick(errors):
     return max(leaves, key=lambda e: (len(e.absolute_path), e.validator in _SPECIFIC))
 
 
+def _non_finite(document):
+    """Key path of the first NaN or infinite number (JSON schema bounds let them through: nan > 0 is False
+    but so is nan <= 0), or None. Iterative: the document may be deep."""
+    stack = [((), document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not np.isfinite(value):
+            return path, value
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((path + (i,), v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
 def validate_document(document, file: str = "<string>", lines: dict | None = None) -> None:
     """Validate a loaded model document; raise :class:`ModelFileError` at the first problem.
 
     ``lines`` maps key paths (tuples) to 1-based line numbers (from :func:`satdyn.io.yamlsrc.load_yaml`).
     """
+    bad = _non_finite(document)
+    if bad is not None:
+        path, value = bad
+        raise ModelFileError(file, path, f"a finite number; got {value}", line_of(lines, path))
     errors = list(_VALIDATOR.iter_errors(document))
     if not errors:
         return
     error = _pick(errors)
     path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        # point at the unknown key itself (the first one in the file), not at its mapping
+        allowed = error.schema.get("properties", {})
+        unknown = [k for k in error.instance if k not in allowed]
+        if unknown:
+            key = min(unknown, key=lambda k: line_of(lines, path + (k,)) or 0)
+            path = path + (key,)
+            raise ModelFileError(file, path, f"a known key; {key!r} is not one (nothing reads it; allowed keys: "
+                                             f"{sorted(allowed)})", line_of(lines, path))
     raise ModelFileError(file, path, _describe(error), line_of(lines, path))
 
 
