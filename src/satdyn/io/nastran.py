@@ -390,8 +390,8 @@ def read_f06(path, subcase: int | tuple | None = None) -> F06Results:
         else:
             hits = [k for k in available if k[1] == subcase]
         if len(hits) != 1:
-            raise ModelFileError(p, "subcase", f"a subcase among {', '.join(_describe(k) for k in available)} "
-                                 f"{'(name the superelement too)' if hits else ''}; got {subcase!r}")
+            raise ModelFileError(p, "subcase", f"a subcase among {', '.join(_describe(k) for k in available)}"
+                                 f"{' (name the superelement too)' if hits else ''}; got {subcase!r}")
         chosen = hits[0]
     mine = [t for t in tables if alias.get(t.key, t.key) == chosen]
     groups = _group(mine)
@@ -577,7 +577,9 @@ def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = 
         bad = res.modes[keep][~(m_gen > 0)].tolist()
         raise ModelFileError(p, "generalized mass", f"positive generalised masses of every kept mode; modes {bad} "
                              "have none (NASTRAN did not compute their eigenvectors: keep modes=[...] below them)")
-    rigid_modes = res.modes[keep][lam <= 1e-8 * max(np.abs(res.eigenvalues).max(), 1e-300)].tolist()
+    # any rigid-body mode of the run (kept or not; |lambda| at round-off of the largest one):
+    # the structure is free or supported, not clamped at the interface grid
+    rigid_modes = res.modes[res.eigenvalues <= 1e-8 * max(np.abs(res.eigenvalues).max(), 1e-300)].tolist()
     if rigid_modes:
         raise ModelFileError(p, "R E A L   E I G E N V A L U E S", f"flexible modes of a run clamped at grid "
                              f"{interface_grid}; modes {rigid_modes} are rigid-body modes (0 Hz): the structure is "
@@ -644,8 +646,10 @@ def _participation(p, res, keep, interface_grid, sq):
         lam = res.eigenvalues[keep][:, None]
         from_spc = -q / (lam * sq)
     if from_meff is not None and from_spc is not None:
-        # both read from 7-digit prints: agreement to 1e-5 of each column's largest entry
-        scale = np.abs(from_meff).max(axis=0, keepdims=True) + 1e-300
+        # both read from 7-digit prints: agreement to 1e-5 of the largest translational
+        # (resp. rotational) entry; per column would hold the round-off of a column that is
+        # zero by symmetry to 7 digits it does not have
+        scale = np.r_[np.full(3, np.abs(from_meff[:, :3]).max()), np.full(3, np.abs(from_meff[:, 3:]).max())] + 1e-300
         if np.any(np.abs(from_meff - from_spc) > 1e-5 * scale):
             raise ModelFileError(p, "MODAL PARTICIPATION FACTORS", f"participation factors equal to -q_j / "
                                  f"(lambda_j sqrt(m_j)) of the SPC forces q_j at grid {interface_grid} (the two "

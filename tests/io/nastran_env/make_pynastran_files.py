@@ -13,10 +13,18 @@ suite (tests/io/test_nastran.py). It also writes OUTDIR/beam_pynastran.op2 with 
 OP2 writer and reads it with satdyn.io.read_op2 (pyNastran 1.4.1 writes the eigenvectors,
 table code 7, but skips the eigenvalue table LAMA: frequencies then come from the
 eigenvector table and the generalised masses are unknown).
+
+Then it reads the real MSC / NX / Simcenter F06 files of tests/io/data/nastran_real with
+satdyn.io.read_f06 and with pyNastran (its OP2 reader on the runs' OP2 files, its F06
+eigenvalue parser where it accepts the file; real_files.py) and fails loudly, naming the
+file, on any disagreement; and it checks that the committed pynastran_answers.json (the
+oracle of the main suite) is what pyNastran answers today. ``--write-json`` rewrites that
+JSON (done once, when files are added).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -24,6 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 from io_beam_fe import beam_modes  # noqa: E402
 from io_f06_writer import normalise  # noqa: E402
@@ -78,5 +87,37 @@ def main(out: Path):
         print(res.layout, "ok:", res.modes.size, "modes,", len(res.eigenvectors), "grids")
 
 
+def check_real_files(write_json: bool = False):
+    """satdyn's F06 reader against pyNastran on every real file; raises on any disagreement."""
+    import pyNastran
+
+    from real_files import ANSWERS, F06_FILES, REAL, compare, pynastran_answers
+    from satdyn.io import read_f06
+
+    live = {"pyNastran": pyNastran.__version__, "files": {}}
+    failures = []
+    for name in F06_FILES:
+        answers = pynastran_answers(name)
+        live["files"][name] = answers
+        problems = compare(read_f06(REAL / name), answers)
+        failures += [f"{name}: {msg}" for msg in problems]
+        readers = "+".join(k for k in sorted(answers) if k != "op2")
+        print(f"{name}: " + (f"pyNastran {readers}: {'MISMATCH' if problems else 'agrees'}" if readers else
+                             "no pyNastran reader accepts it (main suite: printed identities only)"))
+    if failures:
+        raise SystemExit("satdyn's F06 reader disagrees with pyNastran:\n  " + "\n  ".join(failures))
+    if write_json:
+        ANSWERS.write_text(json.dumps(live, indent=None, separators=(",", ":")) + "\n")
+        print("wrote", ANSWERS)
+    else:
+        committed = json.loads(ANSWERS.read_text())
+        if committed["files"] != json.loads(json.dumps(live["files"])):
+            raise SystemExit(f"{ANSWERS} is not what pyNastran {live['pyNastran']} answers today: "
+                             "regenerate it with --write-json and review the difference")
+        print(ANSWERS.name, "matches pyNastran", live["pyNastran"])
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("."))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(Path(args[0]) if args else Path("."))
+    check_real_files(write_json="--write-json" in sys.argv)
