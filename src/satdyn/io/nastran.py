@@ -504,11 +504,12 @@ def _gpwg(p, tables, chosen):
     return t.reference_point, np.array([r[2] for r in t.rows])
 
 
-def read_op2(path):
+def read_op2(path, subcase: int | None = None):
     """Read normal-modes results from an OP2 file with pyNastran -> :class:`F06Results`.
 
-    Needs the optional extra ``pip install satdyn[nastran]`` (pyNastran, which requires
-    numpy < 2: install it in an environment of its own).
+    ``subcase``: the subcase whose eigenvectors to read (default: the only one; several are
+    refused, naming them). Needs the optional extra ``pip install satdyn[nastran]`` (pyNastran,
+    which requires numpy < 2: install it in an environment of its own).
     """
     try:
         from pyNastran.op2.op2 import read_op2 as _pyn_read_op2
@@ -519,26 +520,46 @@ def read_op2(path):
     op2 = _pyn_read_op2(str(path), build_dataframe=False, debug=None)
     if not op2.eigenvectors:
         raise ModelFileError(path, "eigenvectors", "the eigenvectors (OUGV1) of a SOL 103 run in the OP2 file")
-    ev = op2.eigenvectors[sorted(op2.eigenvectors)[0]]
+    by_subcase = {int(getattr(t, "isubcase", k if isinstance(k, int) else 0)): t for k, t in op2.eigenvectors.items()}
+    if subcase is None and len(by_subcase) > 1:
+        raise ModelFileError(path, "subcase", f"one subcase to read (subcase=...): the file has eigenvectors in "
+                             f"subcases {', '.join(str(k) for k in sorted(by_subcase))}")
+    if subcase is not None and subcase not in by_subcase:
+        raise ModelFileError(path, "subcase", f"a subcase among {', '.join(str(k) for k in sorted(by_subcase))}; "
+                             f"got {subcase!r}")
+    chosen = subcase if subcase is not None else next(iter(by_subcase))
+    ev = by_subcase[chosen]
     grids = {int(g): np.asarray(ev.data[:, i, :6], float) for i, (g, _) in enumerate(ev.node_gridtype)}
-    if op2.eigenvalues:
-        table = op2.eigenvalues[sorted(op2.eigenvalues)[0]]
+    eigns = np.asarray(ev.eigns, float)
+    # the eigenvalue table (LAMA) of these eigenvectors: the one whose eigenvalues are theirs
+    lamas = [t for t in op2.eigenvalues.values() if hasattr(t, "generalized_mass") and len(t.mode) >= eigns.size
+             and np.allclose(np.asarray(t.eigenvalues, float)[:eigns.size], eigns, rtol=1e-6, atol=0)]
+    if lamas:
+        table = lamas[0]
         modes, lam = np.asarray(table.mode, int), np.asarray(table.eigenvalues, float)
         radians, cycles = np.asarray(table.radians, float), np.asarray(table.cycles, float)
         gen_m, gen_k = np.asarray(table.generalized_mass, float), np.asarray(table.generalized_stiffness, float)
+        grids = {g: np.vstack([v, np.full((modes.size - v.shape[0], 6), np.nan)]) for g, v in grids.items()}
     else:
         # no LAMA table: modes and eigenvalues from the eigenvector table; generalised masses
         # unknown (NaN), which modal_table_from_nastran refuses
-        modes, lam = np.asarray(ev.modes, int), np.asarray(ev.eigns, float)
+        modes, lam = np.asarray(ev.modes, int), eigns
         radians = np.sqrt(np.abs(lam))
         cycles, gen_m, gen_k = radians / (2 * np.pi), np.full(lam.size, np.nan), np.full(lam.size, np.nan)
     rigid, ref = None, None
     if getattr(op2, "grid_point_weight", None):
         gpw = next(iter(op2.grid_point_weight.values()))
         rigid, ref = np.asarray(gpw.MO, float), int(gpw.reference_point)
+    spc = {}
+    for t in (getattr(op2, "spc_forces", None) or {}).values():
+        if int(getattr(t, "isubcase", chosen)) == chosen and np.asarray(t.data).shape[0] == ev.data.shape[0]:
+            spc = {int(g): np.asarray(t.data[:, i, :6], float) for i, (g, gt) in enumerate(t.node_gridtype)
+                   if np.any(t.data[:, i, :6])}
+            spc = {g: np.vstack([v, np.full((modes.size - v.shape[0], 6), np.nan)]) for g, v in spc.items()}
     # MEFFMASS participation factors are not among the OP2 tables pyNastran reads: they stay
-    # None, and modal_table_from_nastran asks for the F06 tables.
-    return F06Results(modes, lam, radians, cycles, gen_m, gen_k, grids, None, None, ref, rigid, "OP2")
+    # None; modal_table_from_nastran then uses the SPC forces or asks for the F06 tables.
+    return F06Results(modes, lam, radians, cycles, gen_m, gen_k, grids, None, None, ref, rigid, "OP2",
+                      chosen, spc)
 
 
 def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = None, modes=None,

@@ -91,15 +91,27 @@ def check_real_files(write_json: bool = False):
     """satdyn's F06 reader against pyNastran on every real file; raises on any disagreement."""
     import pyNastran
 
-    from real_files import ANSWERS, F06_FILES, REAL, compare, pynastran_answers
-    from satdyn.io import read_f06
+    from real_files import ANSWERS, F06_FILES, OP2_OF, REAL, compare, pynastran_answers
+    from satdyn.io import read_f06, read_op2
 
     live = {"pyNastran": pyNastran.__version__, "files": {}}
     failures = []
     for name in F06_FILES:
         answers = pynastran_answers(name)
         live["files"][name] = answers
-        problems = compare(read_f06(REAL / name), answers)
+        res = read_f06(REAL / name)
+        problems = compare(res, answers)
+        if "eigenvectors" in answers:
+            # satdyn's OP2 path (pyNastran underneath) on the same run: same modes and eigenvalues
+            # (float32 in the OP2: 1e-6), same SPC forces up to the sign of each mode
+            op2 = read_op2(REAL / OP2_OF[name])
+            if op2.modes.tolist() != res.modes.tolist() or not np.allclose(op2.eigenvalues, res.eigenvalues,
+                                                                           rtol=1e-6, atol=0):
+                problems.append(f"satdyn.io.read_op2({OP2_OF[name]}) modes/eigenvalues differ from the F06's")
+            for gid, q in res.spc_forces.items():
+                sign = np.sign(np.sum(q * op2.spc_forces[gid], axis=1))[:, None]
+                if np.abs(sign * op2.spc_forces[gid] - q).max() > 5e-6 * np.abs(q).max():
+                    problems.append(f"satdyn.io.read_op2({OP2_OF[name]}) SPC forces of grid {gid} differ")
         failures += [f"{name}: {msg}" for msg in problems]
         readers = "+".join(k for k in sorted(answers) if k != "op2")
         print(f"{name}: " + (f"pyNastran {readers}: {'MISMATCH' if problems else 'agrees'}" if readers else
