@@ -281,7 +281,8 @@ def test_real_f06_hand_read_values(name):
     n, first, last, residual, n_grids, spc = HAND_READ[name]
     res = read_f06(REAL / name)
     assert res.modes.size == n and res.residual_vectors == residual
-    assert res.eigenvalues[0] == pytest.approx(first, rel=1e-12) and res.eigenvalues[-1] == pytest.approx(last, rel=1e-12)
+    assert res.eigenvalues[0] == pytest.approx(first, rel=1e-12)
+    assert res.eigenvalues[-1] == pytest.approx(last, rel=1e-12)
     assert len(res.eigenvectors) == n_grids and tuple(sorted(res.spc_forces)) == spc
 
 
@@ -409,7 +410,7 @@ def _spcf_pages(eigenvalues, grid, forces):
         out += [f"1    SATDYN TEST{' ' * 60}MSC Nastran 2023.1   PAGE {900 + k:5d}", " ", f"0{' ' * 100}SUBCASE 1",
                 f"      EIGENVALUE = {e(lam)}",
                 "                               F O R C E S   O F   S I N G L E - P O I N T   C O N S T R A I N T",
-                " ", "      POINT ID.   TYPE          T1             T2             T3             R1             R2             R3",
+                " ", "      POINT ID.   TYPE" + "".join(f"{c:>15}" for c in ("T1", "T2", "T3", "R1", "R2", "R3")),
                 f"{grid:14d}      G     " + " ".join(f"{v:13.6E} " for v in q)]
     return out
 

@@ -1,11 +1,14 @@
 """NASTRAN normal-modes results (SOL 103) -> TITOP modal data.
 
-``read_f06(path)`` reads the fixed-layout text tables of an F06 file (MSC Nastran and
-NX/Simcenter Nastran):
+``read_f06(path, subcase=None)`` reads the fixed-layout text tables of one subcase of an F06
+file (MSC Nastran and NX/Simcenter Nastran):
 
 * ``R E A L   E I G E N V A L U E S`` -- mode, extraction order, eigenvalue, radians,
-  cycles, generalised mass, generalised stiffness;
+  cycles, generalised mass, generalised stiffness (after augmentation of residual vectors
+  when the run prints it);
 * ``R E A L   E I G E N V E C T O R   N O .  k`` -- grid-point rows ``ID  G  T1 T2 T3 R1 R2 R3``;
+* ``F O R C E S   O F   S I N G L E - P O I N T   C O N S T R A I N T`` of each mode
+  (``SPCFORCES``), attributed to the mode whose ``EIGENVALUE =`` is printed above it;
 * ``MODAL PARTICIPATION FACTORS`` and ``MODAL EFFECTIVE MASS`` (case control ``MEFFMASS``):
   MSC prints one table with the six columns T1..R3; NX prints it in two parts, headed
   ``(FOR TRANSLATIONAL DEGREES OF FREEDOM)`` (T1 T2 T3) and ``(FOR ROTATIONAL DEGREES OF
@@ -13,7 +16,9 @@ NX/Simcenter Nastran):
 * ``O U T P U T   F R O M   G R I D   P O I N T   W E I G H T   G E N E R A T O R`` (``PARAM,GRDPNT``):
   the reference point and the 6x6 rigid-body mass matrix ``MO`` about it.
 
-Tables may continue over pages (the page header lines are skipped). ``read_op2`` reads the
+A table ends where its rows end: nothing outside a table (user information messages, the
+data-block trailers OUTPUT2 prints, other tables) is ever read as a row, and a row that
+cannot be read is refused naming the file, the line and the table. ``read_op2`` reads the
 same results from an OP2 file through pyNastran (optional extra ``satdyn[nastran]``: it
 needs numpy < 2, so it is kept out of the base install).
 
@@ -24,8 +29,10 @@ needs numpy < 2, so it is kept out of the base install).
 (MASS-, MAX- or POINT-normalised) eigenvector ``phi_j``; the TITOP factor of the
 mass-normalised mode ``phi_j / sqrt(m_j)`` is ``L_j = Gamma_j sqrt(m_j)``, and the mode
 shape at a port grid is ``phi_j(grid) / sqrt(m_j)``. The effective mass ``Gamma_j^2 m_j``
-printed next to it is checked against ``L_j^2``. Units: the run's (state them with
-``length_unit`` / ``mass_unit``; mm-t-s is converted to SI).
+printed next to it is checked against ``L_j^2``. Without MEFFMASS, the SPC forces ``q_j``
+of each mode at the interface grid give ``L_j = -q_j / (lambda_j sqrt(m_j))`` (the clamp
+reaction of a clamped mode is ``-omega_j^2 L_j``; derivation in docs/io.md). Units: the
+run's (state them with ``length_unit`` / ``mass_unit``; mm-t-s is converted to SI).
 """
 
 from __future__ import annotations
