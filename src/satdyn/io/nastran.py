@@ -366,6 +366,8 @@ def _dataset_keys(p, tables):
 
 def _describe(key):
     se, sc = key
+    if sc is None and se is None:
+        return "1 (unlabelled)"
     return f"{sc}" if se is None else f"({se}, {sc})"
 
 
@@ -396,6 +398,8 @@ def read_f06(path, subcase: int | tuple | None = None) -> F06Results:
             hits = [k for k in available if k == tuple(subcase)]
         else:
             hits = [k for k in available if k[1] == subcase]
+            if not hits and subcase == 1 and available == [(None, None)]:
+                hits = available                   # a file labelling no subcase holds subcase 1
         if len(hits) != 1:
             raise ModelFileError(p, "subcase", f"a subcase among {', '.join(_describe(k) for k in available)}"
                                  f"{' (name the superelement too)' if hits else ''}; got {subcase!r}")
