@@ -45,7 +45,7 @@ def test_beam_is_an_analytic_cantilever(beam):
     assert np.isclose(beam.D_P[0, 0], rho * A * LENGTH, rtol=1e-12)
 
 
-def _write(beam, path, norm, layout, units=("m", "kg")):
+def _write(beam, path, norm, layout, units=("m", "kg"), page_lines=40):
     """The beam's results as NASTRAN prints them (norm: 'MASS', 'MAX', ('POINT', node, dof)).
 
     In a run with lengths in mm and masses in t (s_l = 1e3 mm per m, s_m = 1e-3 t per kg):
@@ -64,7 +64,7 @@ def _write(beam, path, norm, layout, units=("m", "kg")):
     trans = np.r_[np.full(3, s_l), np.ones(3)]
     write_f06(path, beam.omega, printed * trans, gen * s_m * s_l ** 2, np.arange(1, N_EL + 2),
               gamma / trans, eff * s_m * lever ** 2, layout=layout,
-              rigid_mass=beam.D_P * s_m * np.outer(lever, lever))
+              rigid_mass=beam.D_P * s_m * np.outer(lever, lever), page_lines=page_lines)
 
 
 @pytest.mark.parametrize("layout", ["MSC", "NX"])
@@ -493,3 +493,37 @@ def test_participation_from_spc_forces_fe_plate(tmp_path):
     table = modal_table_from_nastran(path, 1, ports={"tip": {"grid": 2, "r": r_tip}})
     sign = np.sign(s)
     assert np.abs(table.L_P * sign[:, None] - data.L_P).max() <= RTOL * np.abs(data.L_P).max()
+
+
+@pytest.mark.parametrize("layout", ["MSC", "NX"])
+def test_tables_continued_over_pages(beam, tmp_path, layout):
+    # pages of 5 lines: every table breaks across pages; the eigenvalue and eigenvector tables
+    # repeat their title, the MEFFMASS tables only their part label and column headings
+    # (the rows go on under them): the data equal those of unbroken tables, exactly
+    whole, broken = tmp_path / "whole.f06", tmp_path / "broken.f06"
+    _write(beam, whole, "MAX", layout, page_lines=400)
+    _write(beam, broken, "MAX", layout, page_lines=5)
+    a, b = read_f06(whole), read_f06(broken)
+    assert broken.read_text().count("PAGE") > 3 * whole.read_text().count("PAGE")
+    for name in ("modes", "eigenvalues", "generalized_mass", "participation_factors", "effective_masses", "rigid_mass"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.eigenvectors.keys() == b.eigenvectors.keys()
+    assert all(np.array_equal(a.eigenvectors[g], b.eigenvectors[g]) for g in a.eigenvectors)
+
+
+def test_superelement_subcases(beam, tmp_path):
+    # the same subcase number in two superelements: subcase=1 is ambiguous and refused;
+    # (superelement, subcase) picks one, whole
+    one, two = tmp_path / "one.f06", tmp_path / "two.f06"
+    _write(beam, one, "MASS", "MSC")
+    stiff = dataclasses.replace(beam, omega=2.0 * beam.omega)
+    _write(stiff, two, "MASS", "MSC")
+    path = tmp_path / "se.f06"
+    path.write_text(one.read_text().replace("      SUBCASE 1", "SUPERELEMENT 10  SUBCASE 1")
+                    + two.read_text().replace("      SUBCASE 1", "SUPERELEMENT 20  SUBCASE 1"))
+    with pytest.raises(ModelFileError, match=r"\(10, 1\), \(20, 1\)"):
+        read_f06(path)
+    with pytest.raises(ModelFileError, match="name the superelement too"):
+        read_f06(path, subcase=1)
+    assert np.allclose(read_f06(path, subcase=(20, 1)).radians, stiff.omega, rtol=1e-6)
+    assert np.allclose(read_f06(path, subcase=(10, 1)).radians, beam.omega, rtol=1e-6)

@@ -216,7 +216,7 @@ def _scan(p, lines):
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip()
         if line[:1] == "1":                        # carriage control '1': a new page
-            resume = open_t if (open_t is not None and open_t.rows and open_t.kind != "gpwg") else None
+            resume = open_t if (open_t is not None and (open_t.rows or open_t.kind == "gpwg")) else None
             resume_part = resume.part if resume is not None else None
             open_t, key, header, eigen_line = None, (None, None), 2, None
             continue
@@ -248,7 +248,12 @@ def _scan(p, lines):
             open_t.in_head = True
             tables.append(open_t)
             continue
-        if resume is not None and stripped:
+        if resume is not None and stripped and resume.kind == "gpwg":
+            # the weight generator's output broken by a page: its own lines go on
+            prev, resume = resume, None
+            if key == prev.key and ("REFERENCE POINT" in upper or stripped == "M O" or _GPWG_ROW.match(line)):
+                open_t = prev
+        elif resume is not None and stripped:
             prev = resume
             if _HEADING.match(line) and key == prev.key:
                 if "FOR TRANSLATIONAL" in upper:
@@ -267,7 +272,9 @@ def _scan(p, lines):
                 except ModelFileError:
                     ident = None
                 prev.part = part
-                if ident is not None and (ident > prev.rows[-1][1] or resume_part != part):
+                # rows go on: a later identifier, or the first rows of a new part (its label
+                # on this page or just before the break)
+                if ident is not None and (ident > prev.rows[-1][1] or resume_part != part or prev.in_head):
                     open_t = prev                  # the interrupted table goes on here
                     open_t.part = resume_part
         if open_t is None:
