@@ -527,3 +527,12 @@ def test_superelement_subcases(beam, tmp_path):
         read_f06(path, subcase=1)
     assert np.allclose(read_f06(path, subcase=(20, 1)).radians, stiff.omega, rtol=1e-6)
     assert np.allclose(read_f06(path, subcase=(10, 1)).radians, beam.omega, rtol=1e-6)
+
+
+def test_garbled_generalized_mass_is_refused(tmp_path):
+    # mode 5's generalised mass (beam_modes.f06 line 433) with a wrong digit: it no longer
+    # equals generalized stiffness / eigenvalue, and it would scale that mode's L and Phi
+    row = "        5         5        4.989076E+08        2.233624E+04        3.554923E+03        3.698128E-03        1.830057E+06"
+    path = _edit(tmp_path, "beam_modes.f06", 433, row)
+    with pytest.raises(ModelFileError, match=r"line 433: at R E A L   E I G E N V A L U E S.*generalized stiffness"):
+        read_f06(path)
