@@ -69,9 +69,9 @@ _PART_COLUMNS = {"ALL": _DOFS, "T": _DOFS[:3], "R": _DOFS[3:]}
 # printed numbers carry 7 significant digits (E13.6): each is within 5e-7 of its value
 # relative; sqrt halves that, a product adds two: 2e-6 bounds every printed identity below
 _PRINT_RTOL = 2e-6
-_TITLES = {"eigenvalues": _EIG_TITLE, "spcf": "S I N G L E - P O I N T   C O N S T R A I N T",
-           "participation": "MODAL PARTICIPATION FACTORS", "effective": "MODAL EFFECTIVE MASS",
-           "gpwg": "GRID POINT WEIGHT GENERATOR", "eigenvector": "R E A L   E I G E N V E C T O R"}
+_TITLES = {"eigenvalues": _EIG_TITLE, "spcf": _SPCF_TITLE, "participation": "MODAL PARTICIPATION FACTORS",
+           "effective": "MODAL EFFECTIVE MASS", "fraction": "MODAL EFFECTIVE MASS FRACTION", "gpwg": _GPWG_TITLE,
+           "eigenvector": "R E A L   E I G E N V E C T O R"}
 
 
 @dataclass(frozen=True)
@@ -177,8 +177,8 @@ def _parse_row(p, table, line, lineno):
             raise ModelFileError(p, table.label(), "a row 'mode, extraction order, eigenvalue, radians, cycles, "
                                  f"generalized mass, generalized stiffness' (7 numbers); got {line.strip()!r}", lineno)
         lam, rad, cyc, gm, gk = vals
-        # the printed columns are one eigenvalue in three forms (and K = lambda M): a garbled
-        # digit that still reads as a number breaks one of these identities
+        # the printed columns are one eigenvalue in three forms: a garbled digit that still
+        # reads as a number breaks one of these identities (K = lambda M: _eigen_arrays)
         checks = ((rad, np.sqrt(abs(lam)), "radians = sqrt(|eigenvalue|)"),
                   (cyc, rad / (2 * np.pi), "cycles = radians / 2 pi"))
         for got, want, what in checks:
