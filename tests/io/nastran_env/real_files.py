@@ -25,7 +25,7 @@ REAL = Path(__file__).resolve().parents[1] / "data" / "nastran_real"
 ANSWERS = REAL / "pynastran_answers.json"
 F06_FILES = ("beam_modes.f06", "mode_solid_shell_bar.f06", "BAH_Plane_cont_gust_LINE5000000_10FREQs.f06",
              "goland_final_test.f06", "0012_flutter.f06", "0012_flutter2.f06", "bah_plane_no_subcase.f06",
-             "pt145.f06", "random_test_nx.f06", "bah.f06", "ha145e.f06")
+             "pt145.f06", "random_test_nx.f06", "bah.f06", "ha145e.f06", "crop.f06")
 OP2_OF = {"beam_modes.f06": "beam_modes_m1.op2", "mode_solid_shell_bar.f06": "mode_solid_shell_bar.op2",
           "BAH_Plane_cont_gust_LINE5000000_10FREQs.f06": "BAH_Plane_cont_gust_LINE5000000_10FREQs.op2",
           "goland_final_test.f06": "goland_final_test.op2"}
