@@ -536,3 +536,19 @@ def test_garbled_generalized_mass_is_refused(tmp_path):
     path = _edit(tmp_path, "beam_modes.f06", 433, row)
     with pytest.raises(ModelFileError, match=r"line 433: at R E A L   E I G E N V A L U E S.*generalized stiffness"):
         read_f06(path)
+
+
+def test_unlabelled_eigenvalues_with_several_subcases_are_refused(beam, tmp_path):
+    # eigenvalue pages without a SUBCASE label, eigenvectors in subcases 1 and 2: which
+    # eigenvalues go with which vectors cannot be told, so the file is refused
+    one, two = tmp_path / "one.f06", tmp_path / "two.f06"
+    _write(beam, one, "MASS", "MSC")
+    _write(dataclasses.replace(beam, omega=1.5 * beam.omega), two, "MAX", "MSC")
+    lines = (one.read_text() + two.read_text().replace("SUBCASE 1", "SUBCASE 2")).splitlines()
+    for i, s in enumerate(lines):
+        if "R E A L   E I G E N V A L U E S" in s:
+            lines[i - 1] = "0"                            # the label line of that page
+    path = tmp_path / "unlabelled.f06"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ModelFileError, match="in subcases 1, 2"):
+        read_f06(path)

@@ -369,12 +369,20 @@ def _dataset_keys(p, tables):
     eig_keys = list(dict.fromkeys(t.key for t in tables if t.kind == "eigenvalues" and t.rows))
     other_keys = {t.key for t in tables if t.kind not in ("eigenvalues", "gpwg", "fraction")}
     alias = {}
+    labelled = sorted({k for k in other_keys if k != (None, None)}, key=str)
     if eig_keys == [(None, None)]:
-        labelled = {k for k in other_keys if k != (None, None)}
         if len(labelled) == 1:
-            alias[(None, None)] = labelled.pop()
+            alias[(None, None)] = labelled[0]
+        elif labelled:
+            # which subcase's vectors go with the unlabelled eigenvalues cannot be told
+            raise ModelFileError(p, _EIG_TITLE, "a SUBCASE label on the eigenvalue table's page: it has none, and "
+                                 f"the result tables are in subcases {', '.join(_describe(k) for k in labelled)}")
     elif len(eig_keys) == 1:
         alias[(None, None)] = eig_keys[0]
+    elif (None, None) in other_keys:
+        t = next(t for t in tables if t.key == (None, None) and t.kind in ("eigenvector", "spcf", "participation",
+                                                                             "effective"))
+        raise ModelFileError(p, t.label(), "a SUBCASE label on its page (the file has several modal subcases)", t.line)
     return eig_keys, alias
 
 
