@@ -1,5 +1,13 @@
-"""NASTRAN F06 reader: F06 text written by the suite (exact layout) from a beam whose modes are
-known, read back and compared with the TITOP data computed directly from the same modes."""
+"""NASTRAN F06 reader.
+
+* F06 text written by the suite (exact layout) from a beam whose modes are known, read back
+  and compared with the TITOP data computed directly from the same modes (MSC/NX layouts,
+  normalisations, units, tables broken over pages, subcases, superelements, SPC forces);
+* 12 real MSC / NX / Simcenter F06 files (tests/io/data/nastran_real): printed identities,
+  values read by hand, and pyNastran's answers (pynastran_answers.json, re-checked live by
+  the `nastran` environment of .ci/run);
+* refusals: unreadable rows, unclamped runs, modes without eigenvectors, ambiguous subcases.
+"""
 
 from __future__ import annotations
 
