@@ -402,7 +402,7 @@ def read_f06(path, subcase: int | tuple | None = None) -> F06Results:
     p = Path(path)
     if not p.is_file():
         raise ModelFileError(p, "<root>", "an existing NASTRAN .f06 file")
-    lines = p.read_text(errors="replace").splitlines()
+    lines = p.read_text(encoding="utf-8", errors="replace").splitlines()      # locale-independent
     layout = "NX" if any(("SIMCENTER NASTRAN" in s.upper() or "NX NASTRAN" in s) for s in lines[:400]) else "MSC"
     tables = _scan(p, lines)
     eig_keys, alias = _dataset_keys(p, tables)
