@@ -159,3 +159,36 @@ def test_model_with_fe_plate():
     w = np.geomspace(1, 100, 6)
     # the same numbers through the same blocks: rounding only
     assert np.abs(built.lfr.freqresp(w) - ref.freqresp(w)).max() <= 1e-12 * np.abs(ref.freqresp(w)).max()
+
+
+# -- a column or key stated twice is an error naming both places ---------------------------
+
+ROW = "1,0.5,0.01,0,0,1,0,0,0"
+
+
+@pytest.mark.parametrize("text, key, places", [
+    # two frequency columns (one meant in Hz, one in another unit: 50 read for 0.5)
+    (GOOD_HEADER + COLS.replace("frequency,", "frequency,frequency,") + "1,0.5,50,0.01,0,0,1,0,0,0\n",
+     "columns.frequency", "columns 2 and 3"),
+    (GOOD_HEADER + COLS.strip() + ",L_Tz\n" + ROW + ",7\n", "columns.L_Tz", "columns 6 and 10"),
+    (GOOD_HEADER + "# frequency_unit: rad/s\n" + COLS + ROW + "\n", "frequency_unit", "lines 2 and 5"),
+    (GOOD_HEADER + "# port C: 1, 0, 0\n# port C: 2, 0, 0\n" + COLS + ROW + "\n", "port C", "lines 5 and 6"),
+    (GOOD_HEADER + COLS + ROW + "\n" + ROW.replace("0.5", "0.7") + "\n", "row 7", "lines 6 and 7"),
+])
+def test_csv_repeated_column_or_key(tmp_path, text, key, places):
+    path = tmp_path / "modes.csv"
+    path.write_text(text)
+    with pytest.raises(ModelFileError) as info:
+        read_modal_table(path)
+    assert info.value.key_path == key and places in str(info.value), str(info.value)
+
+
+def test_json_repeated_key(tmp_path):
+    # json.loads keeps the last of two equal keys: the reader refuses instead, naming both lines
+    path = tmp_path / "modes.json"
+    path.write_text('{"frame": "a", "frequency_unit": "Hz", "length_unit": "m", "mass_unit": "kg",\n'
+                    ' "modes": [{"frequency": 0.5,\n'
+                    '            "frequency": 50.0, "damping": 0.01, "L_P": [0, 0, 1, 0, 0, 0]}]}\n')
+    with pytest.raises(ModelFileError) as info:
+        read_modal_table(path)
+    assert info.value.key_path == "frequency" and "lines 2, 3" in str(info.value), str(info.value)

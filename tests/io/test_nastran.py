@@ -1,7 +1,20 @@
-"""NASTRAN F06 reader: F06 text written by the suite (exact layout) from a beam whose modes are
-known, read back and compared with the TITOP data computed directly from the same modes."""
+"""NASTRAN F06 reader.
+
+* F06 text written by the suite (exact layout) from a beam whose modes are known, read back
+  and compared with the TITOP data computed directly from the same modes (MSC/NX layouts,
+  normalisations, units, tables broken over pages, subcases, superelements, SPC forces);
+* 12 real MSC / NX / Simcenter F06 files (tests/io/data/nastran_real): printed identities,
+  values read by hand, and pyNastran's answers (pynastran_answers.json, re-checked live by
+  the `nastran` environment of .ci/run);
+* refusals: unreadable rows, unclamped runs, modes without eigenvectors, ambiguous subcases.
+"""
 
 from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,7 +53,7 @@ def test_beam_is_an_analytic_cantilever(beam):
     assert np.isclose(beam.D_P[0, 0], rho * A * LENGTH, rtol=1e-12)
 
 
-def _write(beam, path, norm, layout, units=("m", "kg")):
+def _write(beam, path, norm, layout, units=("m", "kg"), page_lines=40):
     """The beam's results as NASTRAN prints them (norm: 'MASS', 'MAX', ('POINT', node, dof)).
 
     In a run with lengths in mm and masses in t (s_l = 1e3 mm per m, s_m = 1e-3 t per kg):
@@ -59,7 +72,7 @@ def _write(beam, path, norm, layout, units=("m", "kg")):
     trans = np.r_[np.full(3, s_l), np.ones(3)]
     write_f06(path, beam.omega, printed * trans, gen * s_m * s_l ** 2, np.arange(1, N_EL + 2),
               gamma / trans, eff * s_m * lever ** 2, layout=layout,
-              rigid_mass=beam.D_P * s_m * np.outer(lever, lever))
+              rigid_mass=beam.D_P * s_m * np.outer(lever, lever), page_lines=page_lines)
 
 
 @pytest.mark.parametrize("layout", ["MSC", "NX"])
@@ -230,3 +243,320 @@ def test_f06_of_an_fe_plate_equals_satdyn_fe(tmp_path):
     b = flexible_body("p", data.D_P, data.frequencies, data.damping, data.L_P, data.children).lfr
     w = np.geomspace(0.3, 3, 6) * data.frequencies[0]
     assert np.abs(a.freqresp(w) - b.freqresp(w)).max() <= 1e-4 * np.abs(b.freqresp(w)).max()
+
+
+# -- real F06 files (tests/io/data/nastran_real: MSC, NX and Simcenter runs from pyNastran's
+#    repository, BSD; provenance in the README there) --------------------------------------
+
+REAL = Path(__file__).parent / "data" / "nastran_real"
+_spec = importlib.util.spec_from_file_location("real_files", Path(__file__).parent / "nastran_env" / "real_files.py")
+real_files = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(real_files)
+ANSWERS = json.loads(real_files.ANSWERS.read_text())["files"]
+
+
+@pytest.mark.parametrize("name", real_files.F06_FILES)
+def test_real_f06_printed_identities(name):
+    # every real file reads; what is read obeys the identities printed in every row of the
+    # eigenvalue table (7 digits each: 2e-6, see _PRINT_RTOL), modes are numbered 1..n (no
+    # phantom mode made of a data-block trailer), eigenvectors belong to those modes
+    res = read_f06(REAL / name)
+    n = res.modes.size
+    assert res.modes.tolist() == list(range(1, n + 1))
+    assert np.allclose(res.radians, np.sqrt(np.abs(res.eigenvalues)), rtol=2e-6, atol=0)
+    assert np.allclose(res.cycles, res.radians / (2 * np.pi), rtol=2e-6, atol=0)
+    assert np.allclose(res.generalized_stiffness, res.eigenvalues * res.generalized_mass, rtol=2e-6, atol=0)
+    for grid, arr in res.eigenvectors.items():
+        assert arr.shape == (n, 6)
+        # printed eigenvectors exist exactly for the modes with a generalised mass
+        assert np.all(np.isnan(arr[:, 0]) | (res.generalized_mass > 0))
+
+
+# Read by hand from the files (line numbers of the rows), independently of any reader.
+HAND_READ = {
+    # name: (modes, first eigenvalue, last eigenvalue, residual vectors, eigenvector grids, SPC grids)
+    "goland_final_test.f06": (1, 1.549873e2, 1.549873e2, (), 0, ()),     # l. 674; OUTPX2 trailer 101 at l. 679
+    "beam_modes.f06": (10, 8.232777e6, 4.874295e9, (), 12, ()),           # l. 429-438; OUTPBN2 trailers at l. 444
+    "0012_flutter.f06": (2, 2.808246e2, 4.459431e3, (), 0, ()),           # l. 180-181 (before augmentation only)
+    "pt145.f06": (9, 6.304383e4, 3.823938e8, (7, 8, 9), 0, ()),           # l. 215-223 (after augmentation)
+    "ha145e.f06": (37, 4.656517e4, 2.018797e10, (), 40, ()),              # l. 173-209, vectors of modes 1-4
+    "bah.f06": (12, -1.939822e-14, 9.492844e4, (), 11, (11,)),            # l. 1644-1655, SPC forces l. 1946...
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAND_READ))
+def test_real_f06_hand_read_values(name):
+    n, first, last, residual, n_grids, spc = HAND_READ[name]
+    res = read_f06(REAL / name)
+    assert res.modes.size == n and res.residual_vectors == residual
+    assert res.eigenvalues[0] == pytest.approx(first, rel=1e-12)
+    assert res.eigenvalues[-1] == pytest.approx(last, rel=1e-12)
+    assert len(res.eigenvectors) == n_grids and tuple(sorted(res.spc_forces)) == spc
+
+
+@pytest.mark.parametrize("name", [k for k in real_files.F06_FILES if set(ANSWERS[k]) - {"op2"}])
+def test_real_f06_equals_pynastran(name):
+    # pynastran_answers.json: what pyNastran 1.4.1 reads from these files (its OP2 reader on
+    # the runs' OP2 files, its F06 eigenvalue parser where it accepts the file), generated once
+    # by tests/io/nastran_env/make_pynastran_files.py --write-json in the numpy<2 `nastran`
+    # environment, which in CI re-checks it against pyNastran live. Tolerances in real_files.
+    res = read_f06(REAL / name)
+    assert real_files.compare(res, ANSWERS[name]) == []
+    # the comparison can fail: a mode dropped, or one eigenvalue off in its 6th digit
+    drop = dataclasses.replace(res, modes=res.modes[:-1], eigenvalues=res.eigenvalues[:-1],
+                               generalized_mass=res.generalized_mass[:-1])
+    off = dataclasses.replace(res, eigenvalues=res.eigenvalues * np.r_[np.ones(res.modes.size - 1), 1 + 1e-5])
+    if res.modes.size > 1:
+        assert real_files.compare(drop, ANSWERS[name]) != []
+    assert real_files.compare(off, ANSWERS[name]) != []
+
+
+def test_real_f06_modes_against_op2_eigenvectors():
+    # the OP2 eigenvectors (pyNastran) of beam_modes (repeated eigenvalues) and of
+    # mode_solid_shell_bar, and the latter's SPC forces, are in the JSON: a sign flip of one
+    # printed grid value is detected
+    res = read_f06(REAL / "mode_solid_shell_bar.f06")
+    bad = dict(res.eigenvectors)
+    bad[1] = bad[1] * np.r_[-1.0, np.ones(5)]
+    assert real_files.compare(dataclasses.replace(res, eigenvectors=bad), ANSWERS["mode_solid_shell_bar.f06"])
+
+
+def _edit(tmp_path, name, lineno, text):
+    lines = (REAL / name).read_text().splitlines()
+    lines[lineno - 1] = text
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("row", [
+    "        3         3        2.824056E+08        1.680493E+04        2.674588E+03",                # truncated
+    "        3         3        2.824056E+08        1.680493E+04        2.674588E+03        1.383258E-02        NaN",
+    "        3         3        2.82405GE+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",
+    "        3         3        2.824956E+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",
+], ids=["truncated", "nan", "letter", "digit"])
+def test_unreadable_eigenvalue_row_is_refused(tmp_path, row):
+    # mode 3 of beam_modes.f06 (line 431) made unreadable: refused in one line naming the file,
+    # the line and the table, never dropped ('digit': a wrong digit that still reads as a number
+    # breaks radians = sqrt(eigenvalue))
+    path = _edit(tmp_path, "beam_modes.f06", 431, row)
+    with pytest.raises(ModelFileError) as info:
+        read_f06(path)
+    msg = str(info.value)
+    assert "\n" not in msg and str(path) in msg and "line 431" in msg and "R E A L   E I G E N V A L U E S" in msg
+
+
+def test_unreadable_eigenvector_row_is_refused(tmp_path):
+    lines = (REAL / "beam_modes.f06").read_text().splitlines()
+    k = next(i for i, s in enumerate(lines) if "R E A L   E I G E N V E C T O R" in s) + 4
+    path = _edit(tmp_path, "beam_modes.f06", k + 1, lines[k][:60])
+    with pytest.raises(ModelFileError, match=rf"line {k + 1}: at R E A L   E I G E N V E C T O R"):
+        read_f06(path)
+
+
+def test_real_run_without_participation_tables_is_refused():
+    # beam_modes: clamped at grid 1 (SPC 123456), but neither MEFFMASS nor SPCFORCES printed
+    with pytest.raises(ModelFileError) as info:
+        modal_table_from_nastran(REAL / "beam_modes.f06", 1)
+    assert "MEFFMASS(PRINT,PARTFAC)=YES" in str(info.value) and "SPCFORCES" in str(info.value)
+
+
+def test_real_run_clamped_at_several_grids_is_refused():
+    # mode_solid_shell_bar: SPC forces at grids 22..25: not clamped at one interface grid
+    with pytest.raises(ModelFileError, match="grid 23 carries a reaction"):
+        modal_table_from_nastran(REAL / "mode_solid_shell_bar.f06", 22)
+
+
+def test_real_run_with_rigid_modes_is_refused():
+    # bah.f06: a free-flying wing (SUPORT): modes 1 and 2 are rigid-body modes at 0 Hz
+    with pytest.raises(ModelFileError, match=r"modes \[1, 2\] are rigid-body modes"):
+        modal_table_from_nastran(REAL / "bah.f06", 11, modes=[3, 4])
+
+
+def test_real_modes_without_eigenvectors_are_refused():
+    # ha145e: eigenvectors of modes 1-4 only (generalised mass 0.0 printed for 5..37)
+    with pytest.raises(ModelFileError, match=r"modes \[5, 6,"):
+        modal_table_from_nastran(REAL / "ha145e.f06", 1)
+
+
+# -- several subcases -----------------------------------------------------------------------
+
+def test_subcases_read_one_whole_or_refuse(beam, tmp_path):
+    # two subcases: subcase 1 the beam MASS-normalised, subcase 2 a stiffer beam (omega x 1.5,
+    # same shapes, hence same L) MAX-normalised in the NX layout. Each subcase's frequencies,
+    # participation factors and shapes come from that subcase only.
+    one, two = tmp_path / "one.f06", tmp_path / "two.f06"
+    _write(beam, one, "MASS", "MSC")
+    stiff = dataclasses.replace(beam, omega=1.5 * beam.omega)
+    _write(stiff, two, "MAX", "MSC")
+    path = tmp_path / "both.f06"
+    path.write_text(one.read_text().replace("END OF JOB", "END OF SUBCASE")
+                    + two.read_text().replace("SUBCASE 1", "SUBCASE 2"))
+    with pytest.raises(ModelFileError, match="subcases 1, 2"):
+        read_f06(path)
+    with pytest.raises(ModelFileError, match="among 1, 2; got 3"):
+        read_f06(path, subcase=3)
+    tip = {"tip": {"grid": N_EL + 1, "r": [LENGTH, 0, 0]}}
+    for sc, b in ((1, beam), (2, stiff)):
+        res = read_f06(path, subcase=sc)
+        assert res.subcase == sc and np.allclose(res.radians, b.omega, rtol=1e-6)
+        table = modal_table_from_nastran(path, 1, ports=tip, subcase=sc)
+        sign = np.sign(np.sum(table.L_P * b.L_P, axis=1))
+        assert np.abs(table.L_P * sign[:, None] - b.L_P).max() <= RTOL * np.abs(b.L_P).max()
+        assert np.abs(table.ports["tip"]["Phi"] * sign - b.shapes[:, -1].T).max() <= RTOL * np.abs(b.shapes).max()
+
+
+# -- participation factors from SPC forces --------------------------------------------------
+
+def _spcf_pages(eigenvalues, grid, forces):
+    """SPC-force tables of each mode as MSC prints them: a page per mode, the EIGENVALUE line
+    above the title, one row per constrained grid."""
+    from .io_f06_writer import e
+
+    out = []
+    for k, (lam, q) in enumerate(zip(eigenvalues, forces)):
+        out += [f"1    SATDYN TEST{' ' * 60}MSC Nastran 2023.1   PAGE {900 + k:5d}", " ", f"0{' ' * 100}SUBCASE 1",
+                f"      EIGENVALUE = {e(lam)}",
+                "                               F O R C E S   O F   S I N G L E - P O I N T   C O N S T R A I N T",
+                " ", "      POINT ID.   TYPE" + "".join(f"{c:>15}" for c in ("T1", "T2", "T3", "R1", "R2", "R3")),
+                f"{grid:14d}      G     " + " ".join(f"{v:13.6E} " for v in q)]
+    return out
+
+
+def _with_spcf(path, eigenvalues, grid, forces, meffmass=False):
+    lines = path.read_text().splitlines()
+    end = next(i for i, s in enumerate(lines) if "END OF JOB" in s) - 3            # its page header
+    if not meffmass:
+        start = next(i for i, s in enumerate(lines) if "MODAL PARTICIPATION FACTORS" in s) - 3
+        lines = lines[:start] + lines[end:]
+        end = start
+    lines[end:end] = _spcf_pages(eigenvalues, grid, forces)
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("norm", ["MASS", "MAX", ("POINT", N_EL, 2)], ids=["MASS", "MAX", "POINT"])
+def test_participation_from_spc_forces_beam(beam, tmp_path, norm):
+    # the interface reaction of each mode computed from the FE matrices, the residual of the
+    # equations of motion at the clamped grid, q_j = (K_Pq - lambda_j M_Pq) phi_j (the
+    # constraint force NASTRAN prints), scaled like the printed eigenvector: read back through
+    # L_j = -q_j / (lambda_j sqrt(m_j)), equal to the beam's own L_P = phi^T M D_r
+    path = tmp_path / "beam.f06"
+    _write(beam, path, norm, "MSC")
+    kind, point = (norm, None) if isinstance(norm, str) else ("POINT", norm[1:])
+    printed, gen = normalise(beam.shapes, beam.M, kind, point)
+    flat = printed.reshape(N_MODES, -1)
+    lam = beam.omega ** 2
+    q = (flat @ beam.K[:, :6]) - lam[:, None] * (flat @ beam.M[:, :6])      # rows of grid 1 (P)
+    _with_spcf(path, lam, 1, q)
+    tip = {"tip": {"grid": N_EL + 1, "r": [LENGTH, 0, 0]}}
+    table = modal_table_from_nastran(path, 1, ports=tip)
+    # L and Phi carry the printed eigenvector's sign together
+    sign = np.sign(np.sum(table.ports["tip"]["Phi"].T * beam.shapes[:, -1], axis=1))
+    assert np.abs(table.L_P * sign[:, None] - beam.L_P).max() <= RTOL * np.abs(beam.L_P).max()
+    # the inertial term matters (consistent mass couples P to the free DOFs): the stiffness
+    # part alone would be wrong by far more than the tolerance
+    q_k = flat @ beam.K[:, :6]
+    L_k = -q_k / (lam[:, None] * np.sqrt(gen)[:, None])
+    assert np.abs(np.abs(L_k) - np.abs(beam.L_P)).max() > 100 * RTOL * np.abs(beam.L_P).max()
+
+
+def test_spc_forces_checked_against_meffmass(beam, tmp_path):
+    # both tables printed: they must agree; reactions of the opposite sign (the other sign
+    # convention) contradict MEFFMASS and are refused
+    lam = beam.omega ** 2
+    printed, gen = normalise(beam.shapes, beam.M, "MAX")
+    flat = printed.reshape(N_MODES, -1)
+    q = (flat @ beam.K[:, :6]) - lam[:, None] * (flat @ beam.M[:, :6])
+    good, bad = tmp_path / "good.f06", tmp_path / "bad.f06"
+    for path, forces in ((good, q), (bad, -q)):
+        _write(beam, path, "MAX", "MSC")
+        _with_spcf(path, lam, 1, forces, meffmass=True)
+    ref = modal_table_from_nastran(good, 1)
+    assert np.abs(np.abs(ref.L_P) - np.abs(beam.L_P)).max() <= RTOL * np.abs(beam.L_P).max()
+    with pytest.raises(ModelFileError, match="SPC forces q_j at grid 1"):
+        modal_table_from_nastran(bad, 1)
+
+
+def test_participation_from_spc_forces_fe_plate(tmp_path):
+    # a satdyn.fe plate clamped along its root edge (rigid patch slaved to P): the clamp
+    # reaction of each mode from the assembled matrices, q = R_P^T (K - lambda M) T phi,
+    # printed as an F06 SPC-force table at grid 1 (POINT-normalised eigenvectors) gives back
+    # satdyn.fe's L_P (which it computes as phi^T T^T M R_P)
+    from satdyn import fe
+
+    structure = fe.plate(5.0, 2.0, 0.02, 5e9, 0.3, 225.0, element_size=0.5)
+    data = fe.port_data(structure, ["tip"], n_modes=6, damping=0.005)
+    modes = structure.modes(6)
+    full = structure.T @ modes.shapes                                     # (n_dofs, 6)
+    lam = modes.omega ** 2
+    q = (structure.R_P.T @ (structure.K @ full) - lam * (structure.R_P.T @ (structure.M @ full))).T
+    r_tip, Phi = data.children["tip"]
+    s = 1.0 / Phi[np.argmax(np.abs(Phi), axis=0), np.arange(6)]          # POINT: tip component = 1
+    shapes = np.zeros((6, 2, 6))
+    shapes[:, 1, :] = (Phi * s).T
+    path = tmp_path / "plate.f06"
+    write_f06(path, data.frequencies, shapes, s ** 2, np.array([1, 2]), data.L_P / s[:, None], data.L_P ** 2,
+              layout="NX", rigid_mass=data.D_P)
+    _with_spcf(path, lam, 1, q * s[:, None])
+    table = modal_table_from_nastran(path, 1, ports={"tip": {"grid": 2, "r": r_tip}})
+    sign = np.sign(s)
+    assert np.abs(table.L_P * sign[:, None] - data.L_P).max() <= RTOL * np.abs(data.L_P).max()
+
+
+@pytest.mark.parametrize("layout", ["MSC", "NX"])
+def test_tables_continued_over_pages(beam, tmp_path, layout):
+    # pages of 5 lines: every table breaks across pages; the eigenvalue and eigenvector tables
+    # repeat their title, the MEFFMASS tables only their part label and column headings
+    # (the rows go on under them): the data equal those of unbroken tables, exactly
+    whole, broken = tmp_path / "whole.f06", tmp_path / "broken.f06"
+    _write(beam, whole, "MAX", layout, page_lines=400)
+    _write(beam, broken, "MAX", layout, page_lines=5)
+    a, b = read_f06(whole), read_f06(broken)
+    assert broken.read_text().count("PAGE") > 3 * whole.read_text().count("PAGE")
+    for name in ("modes", "eigenvalues", "generalized_mass", "participation_factors", "effective_masses", "rigid_mass"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.eigenvectors.keys() == b.eigenvectors.keys()
+    assert all(np.array_equal(a.eigenvectors[g], b.eigenvectors[g]) for g in a.eigenvectors)
+
+
+def test_superelement_subcases(beam, tmp_path):
+    # the same subcase number in two superelements: subcase=1 is ambiguous and refused;
+    # (superelement, subcase) picks one, whole
+    one, two = tmp_path / "one.f06", tmp_path / "two.f06"
+    _write(beam, one, "MASS", "MSC")
+    stiff = dataclasses.replace(beam, omega=2.0 * beam.omega)
+    _write(stiff, two, "MASS", "MSC")
+    path = tmp_path / "se.f06"
+    path.write_text(one.read_text().replace("      SUBCASE 1", "SUPERELEMENT 10  SUBCASE 1")
+                    + two.read_text().replace("      SUBCASE 1", "SUPERELEMENT 20  SUBCASE 1"))
+    with pytest.raises(ModelFileError, match=r"\(10, 1\), \(20, 1\)"):
+        read_f06(path)
+    with pytest.raises(ModelFileError, match="name the superelement too"):
+        read_f06(path, subcase=1)
+    assert np.allclose(read_f06(path, subcase=(20, 1)).radians, stiff.omega, rtol=1e-6)
+    assert np.allclose(read_f06(path, subcase=(10, 1)).radians, beam.omega, rtol=1e-6)
+
+
+def test_garbled_generalized_mass_is_refused(tmp_path):
+    # mode 5's generalised mass (beam_modes.f06 line 433) with a wrong digit: it no longer
+    # equals generalized stiffness / eigenvalue, and it would scale that mode's L and Phi
+    row = "        5         5        4.989076E+08        2.233624E+04        3.554923E+03        3.698128E-03        1.830057E+06"
+    path = _edit(tmp_path, "beam_modes.f06", 433, row)
+    with pytest.raises(ModelFileError, match=r"line 433: at R E A L   E I G E N V A L U E S.*generalized stiffness"):
+        read_f06(path)
+
+
+def test_unlabelled_eigenvalues_with_several_subcases_are_refused(beam, tmp_path):
+    # eigenvalue pages without a SUBCASE label, eigenvectors in subcases 1 and 2: which
+    # eigenvalues go with which vectors cannot be told, so the file is refused
+    one, two = tmp_path / "one.f06", tmp_path / "two.f06"
+    _write(beam, one, "MASS", "MSC")
+    _write(dataclasses.replace(beam, omega=1.5 * beam.omega), two, "MAX", "MSC")
+    lines = (one.read_text() + two.read_text().replace("SUBCASE 1", "SUBCASE 2")).splitlines()
+    for i, s in enumerate(lines):
+        if "R E A L   E I G E N V A L U E S" in s:
+            lines[i - 1] = "0"                            # the label line of that page
+    path = tmp_path / "unlabelled.f06"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ModelFileError, match="in subcases 1, 2"):
+        read_f06(path)

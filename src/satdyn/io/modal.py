@@ -23,7 +23,9 @@ JSON -- ``{"frame", "frequency_unit", "length_unit", "mass_unit", "modes": [{"fr
 "damping", "L_P": [6]}...], "ports": {"C": {"r": [3], "Phi": [[6] per mode]}}, "D_P":
 optional 6x6}``.
 
-Units are converted to SI once, here (NASTRAN's mm-t-s system is common).
+Units are converted to SI once, here (NASTRAN's mm-t-s system is common). A column or key
+stated twice (two ``frequency`` columns, two ``# frequency_unit:`` lines, a JSON key repeated
+in one object) is refused, naming both places: taking either would be a guess.
 """
 
 from __future__ import annotations
@@ -129,12 +131,17 @@ def _finish(file, meta, freq, damping, L, ports_r, ports_phi, D_P=None) -> Modal
 
 def _read_csv(path: Path) -> ModalTable:
     text = path.read_text()
-    meta, ports_r, body = {}, {}, []
+    meta, ports_r, body, seen = {}, {}, [], {}
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if s.startswith("#"):
             if ":" in s:
                 key, value = (x.strip() for x in s[1:].split(":", 1))
+                if key in seen:
+                    # a key stated twice (e.g. two frequency units): which one is meant is a guess
+                    raise ModelFileError(path, key, f"one '# {key}:' line; stated on lines {seen[key]} and {lineno}",
+                                         lineno)
+                seen[key] = lineno
                 if key.startswith("port "):
                     try:
                         ports_r[key[5:].strip()] = [float(x) for x in value.split(",")]
@@ -151,6 +158,13 @@ def _read_csv(path: Path) -> ModalTable:
     reader = csv.reader(_io.StringIO("\n".join(b for _, b in body)))
     rows = list(reader)
     header = [h.strip() for h in rows[0]]
+    for i, h in enumerate(header):
+        if h in header[:i]:
+            # two columns of one name (e.g. two "frequency" columns, one in Hz, one not): the
+            # reader would take one of them silently
+            first = header.index(h)
+            raise ModelFileError(path, f"columns.{h}", f"one column {h!r}; columns {first + 1} and {i + 1} of the "
+                                 "header are both named so", body[0][0])
     need = ["mode", "frequency", "damping", *_L_COLUMNS]
     missing = [c for c in need if c not in header]
     if missing:
@@ -165,6 +179,12 @@ def _read_csv(path: Path) -> ModalTable:
         except ValueError:
             raise ModelFileError(path, f"row {lineno}", "numbers only", lineno) from None
     data = np.array(data).reshape(-1, len(header))
+    mode_line = {}
+    for (lineno, _), mode in zip(body[1:], data[:, cols["mode"]]):
+        if mode in mode_line:
+            raise ModelFileError(path, f"row {lineno}", f"one row per mode; mode {mode:g} is on lines "
+                                 f"{mode_line[mode]} and {lineno}", lineno)
+        mode_line[mode] = lineno
     phis = {}
     for h in header:
         if "_" in h and h.rsplit("_", 1)[1] in _DOFS and not h.startswith("L_"):
@@ -179,11 +199,32 @@ def _read_csv(path: Path) -> ModalTable:
                    data[:, [cols[c] for c in _L_COLUMNS]], ports_r, ports_phi)
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key):
+        self.key = key
+
+
+def _unique_keys(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _read_json(path: Path) -> ModalTable:
+    text = path.read_text()
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ModelFileError(path, "<root>", f"valid JSON ({exc.msg})", exc.lineno) from None
+    except _DuplicateKey as dup:
+        # json keeps the last of two equal keys silently: name both places instead
+        lines = [i for i, s in enumerate(text.splitlines(), 1) if f'"{dup.key}"' in s]
+        where = f"lines {', '.join(map(str, lines))}" if len(lines) > 1 else "one object"
+        raise ModelFileError(path, dup.key, f"key {dup.key!r} once per object; it appears twice ({where})",
+                             lines[-1] if lines else None) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("modes"), list) or not doc["modes"]:
         raise ModelFileError(path, "modes", "a non-empty list of modes {frequency, damping, L_P}")
     freq, damp, L = [], [], []
