@@ -1,10 +1,11 @@
 """Edge metrics: frozen models -> closed loops -> the four metrics, per half-edge.
 
 The unit of work is a :class:`~.graphs.HalfEdge` (z grid points on one node model); an
-edge's 2z grid points are its two halves.  :class:`HalfEdgeEvaluator` evaluates a group
-of halves that share a node model in one batch: one structured evaluation of the model
-family at all their waypoints, one vectorised closed loop, then every metric on the same
-closed loops (computed once, shared by the four costs).
+edge's 2z grid points are its two halves.  :class:`HalfEdgeEvaluator` evaluates every half
+as one batch of its own z waypoints: one structured evaluation of the node model at them,
+one vectorised closed loop, then every metric on the same closed loops (computed once,
+shared by the four costs).  A half's metrics depend on that half only, never on the other
+halves evaluated with it (:meth:`HalfEdgeEvaluator.evaluate`).
 
 :meth:`HalfEdgeEvaluator.cache_key` hashes everything a half's metrics depend on (the half,
 the model options, the reach angles, the controller gains, z and the cost settings): the
@@ -118,21 +119,23 @@ class HalfEdgeEvaluator:
         return np.concatenate(out) if out else np.zeros((0, omega.size))
 
     def evaluate(self, halves) -> list[HalfMetrics]:
-        """Metrics of ``halves`` (grouped by node model, one batch per group), in order."""
-        halves = list(halves)
+        """Metrics of ``halves``, in order: each half is ONE batch of its own z grid points.
+
+        A half's metrics are therefore a function of that half alone, bit for bit: the
+        batched engines below (the structured LFR evaluation of :mod:`satdyn.lfr`, the
+        level-set H-infinity iteration, the batched mu bound) are not guaranteed to give
+        each item the same last bits whatever its neighbours are (e.g. one BLAS product over
+        all points of a batch, whose blocking depends on the batch size: measured 1 ulp on
+        the frozen plants and 6e-16 on an H-infinity norm).  A half is always evaluated with
+        the same z points, so its cached metrics equal their recomputation in any task, on
+        any number of workers.
+        """
         ctl = self.get_controller()
-        out = [None] * len(halves)
-        groups = {}
-        for k, h in enumerate(halves):
-            groups.setdefault(h.model_key, []).append(k)
-        z = self.poses.z
-        for key, idx in groups.items():
-            angles = np.concatenate([self.poses.half_edge(halves[k]) for k in idx])
-            plant, ch = self.models.frozen(key, angles)
+        out = []
+        for h in halves:
+            plant, ch = self.models.frozen(h.model_key, self.poses.half_edge(h))
             cl, cch = closed_loop(plant, ch, ctl)
             gm = grid_metrics(cl, cch, self.costs)
-            for m, k in enumerate(idx):
-                s = slice(m * z, (m + 1) * z)
-                out[k] = HalfMetrics({c: gm.values[c][s].copy() for c in self.costs}, gm.stable[s].copy(),
-                                     gm.mu_frequency[s].copy())
+            out.append(HalfMetrics({c: gm.values[c].copy() for c in self.costs}, gm.stable.copy(),
+                                   gm.mu_frequency.copy()))
         return out
