@@ -51,9 +51,45 @@ class HalfMetrics:
                 "mu_frequency": self.mu_frequency.tolist()}
 
     @classmethod
-    def from_json(cls, d: dict) -> "HalfMetrics":
-        return cls({k: np.array(v, dtype=float) for k, v in d["values"].items()}, np.array(d["stable"], bool),
-                   np.array(d["mu_frequency"], dtype=float))
+    def from_json(cls, d: dict, costs=None, z: int | None = None) -> "HalfMetrics":
+        """Inverse of :meth:`to_json`, checked: ``ValueError`` naming what is wrong.
+
+        With ``costs`` the values must hold exactly these costs; with ``z`` every array has z
+        entries.  Always: values >= 0 (``inf`` allowed, no NaN), ``stable`` booleans, every
+        value of an unstable grid point ``inf``, frequencies >= 0 or NaN.
+        """
+        if not isinstance(d, dict) or set(d) != {"values", "stable", "mu_frequency"}:
+            raise ValueError("expected an object with keys values, stable, mu_frequency")
+        values = d["values"]
+        if not isinstance(values, dict) or not values:
+            raise ValueError("`values` must be a non-empty object {cost: [numbers]}")
+        if costs is not None and set(values) != set(costs):
+            raise ValueError(f"`values` holds costs {sorted(values)}; expected {sorted(costs)}")
+
+        def numbers(x, what):
+            if not isinstance(x, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x):
+                raise ValueError(f"{what} must be a list of numbers")
+            if z is not None and len(x) != z:
+                raise ValueError(f"{what} has {len(x)} entries; expected {z}")
+            return np.array(x, dtype=float)
+
+        arrays = {k: numbers(v, f"values[{k!r}]") for k, v in values.items()}
+        stable = d["stable"]
+        if not isinstance(stable, list) or not all(isinstance(v, bool) for v in stable):
+            raise ValueError("`stable` must be a list of booleans")
+        stable = np.array(stable, dtype=bool)
+        mu_w = numbers(d["mu_frequency"], "`mu_frequency`")
+        sizes = {a.size for a in arrays.values()} | {stable.size, mu_w.size}
+        if len(sizes) != 1:
+            raise ValueError(f"arrays of different lengths {sorted(sizes)}")
+        for k, a in arrays.items():
+            if np.any(np.isnan(a)) or np.any(a < 0):
+                raise ValueError(f"values[{k!r}] must be >= 0 (inf where unstable)")
+            if not np.all(np.isinf(a[~stable])):
+                raise ValueError(f"values[{k!r}] must be inf at the unstable grid points")
+        if np.any(mu_w < 0):
+            raise ValueError("`mu_frequency` must be >= 0 [rad/s] or NaN")
+        return cls(arrays, stable, mu_w)
 
 
 @dataclass
@@ -97,7 +133,8 @@ class HalfEdgeEvaluator:
             "half": repr(half), "models": self.models.identity(), "model": self.models.fingerprint(half.model_key),
             "reach": np.asarray(self.poses.reach(half.pose)).round(15).tolist(), "z": self.poses.z,
             "J": ctl.inertia.round(9).tolist(), "omega": ctl.omega, "damping": ctl.damping,
-            "costs": list(self.costs), "version": 2,   # 2: certified mu (costs.mu_peak)
+            "costs": list(self.costs),
+            "version": 3,   # 2: certified mu (costs.mu_peak); 3: one batch per half (evaluate)
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
