@@ -131,23 +131,25 @@ def test_unreachable_scheduler_fails_fast_with_one_message(evaluator, halves):
         evaluate_halves(evaluator, halves, scheduler=address, connect_timeout=0)
 
 
-_POOL_SCRIPT = textwrap.dedent("""
-    import os, sys, time
-    from satdyn.missions.assembly.execution import process_pool
+_STUDY_SCRIPT = textwrap.dedent("""
+    import os, time
+    import numpy as np
+    from satdyn.missions.assembly import execution
+    from satdyn.missions.assembly.closedloop import AttitudeController
+    from satdyn.missions.assembly.evaluation import HalfEdgeEvaluator
+    from satdyn.missions.assembly.graphs import SLOT, assemble_graph
+    from satdyn.missions.assembly.layout import tile_layout
 
-    def worker_pid(_):
-        time.sleep(0.2)
-        return os.getpid()
-
-    if __name__ == "__main__":
-        pool = process_pool(2)
-        pids = set()
-        while len(pids) < 2:
-            pids |= set(pool.map(worker_pid, range(6)))
-        for _ in range(4):
-            pool.submit(time.sleep, 600)          # busy workers, as in a long study
-        print(" ".join(map(str, sorted(pids))), flush=True)
+    def busy_task(evaluator, task):              # a long task that tells who runs it
+        os.write(1, f"{os.getpid()}\\n".encode())   # one write: atomic on a pipe, lines never mix
         time.sleep(600)
+
+    execution._run_task = busy_task              # the pool's workers are forked: they see it too
+    g = assemble_graph(tile_layout(), 3)
+    g.remove_node(SLOT)
+    halves = [h for _, _, d in g.edges(data=True) for h in d["spec"].halves]
+    evaluator = HalfEdgeEvaluator(controller=AttitudeController(np.eye(3)))
+    execution.evaluate_halves(evaluator, halves, workers=2, task_size=1)
 """)
 
 
@@ -166,21 +168,27 @@ def _alive(pid):
     return True
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
 def test_pool_workers_die_with_their_parent(tmp_path, sig):
-    # A parent running the study's process pool (execution.process_pool, the code path of
-    # evaluate_halves) is killed; its busy workers must go too.  Polled for up to 30 s (the
-    # death signal is immediate on Linux; the fallback poll takes ~1 s): a behaviour check,
-    # not a timing one.
-    script = tmp_path / "pool.py"
-    script.write_text(_POOL_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=str(Path(satdyn.__file__).parents[1]), OMP_NUM_THREADS="1")
-    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    # A parent running evaluate_halves on its local pool (workers busy with long tasks) is
+    # killed (kill -9, SIGTERM) or interrupted (SIGINT, as Ctrl-C); its workers must go too,
+    # and the parent must exit.  Polled for up to 30 s (the death signal is immediate on
+    # Linux; the fallback poll takes ~1 s): a behaviour check, not a timing one.
+    script = tmp_path / "study.py"
+    script.write_text(_STUDY_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(Path(satdyn.__file__).parents[1]), OMP_NUM_THREADS="1",
+               SATDYN_QUIET="1")
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err:
+        parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=err, text=True,
+                                  env=env)
     workers = []
     try:
-        line = parent.stdout.readline()
-        workers = [int(p) for p in line.split()]
-        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        while len(workers) < 2:
+            line = parent.stdout.readline()
+            assert line, f"the study ended before its workers started:\n{log.read_text()}"
+            workers = sorted(set(workers) | {int(line)})
+        assert all(_alive(p) for p in workers)
         parent.send_signal(sig)
         parent.wait(timeout=30)
         deadline = time.monotonic() + 30
@@ -194,3 +202,13 @@ def test_pool_workers_die_with_their_parent(tmp_path, sig):
         for pid in workers:                   # on failure: do not leave them behind
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_pool_never_starts_more_processes_than_tasks(evaluator, halves, reference):
+    # --workers 1000000 must not try to fork a million processes: at most one per task (4
+    # here); the answers are the serial ones, bit for bit
+    got, stats = evaluate_halves(evaluator, halves[:4], workers=10 ** 6, task_size=2)
+    assert stats.engine == "processes" and 1 < stats.tasks <= 4
+    for h in halves[:4]:
+        for c in COSTS:
+            np.testing.assert_array_equal(got[h].values[c], reference[h].values[c])

@@ -123,10 +123,11 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Stop at once (interrupt or error): drop queued tasks, end running ones (their halves
     are not cached, so nothing finished is lost)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    workers = list((getattr(pool, "_processes", None) or {}).values())     # shutdown() forgets them
+    for proc in workers:
         if proc.is_alive():
             proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -242,7 +243,8 @@ def evaluate_halves(evaluator: HalfEdgeEvaluator, halves, *, workers: int = 1, s
     evaluator : HalfEdgeEvaluator
     halves : iterable of HalfEdge
     workers : int
-        1: in this process; > 1: a local process pool of that size (ignored with ``scheduler``).
+        1: in this process; > 1: a local process pool of that size, at most one process per
+        task (not used with ``scheduler``).
     scheduler : str or dask.distributed.Client, optional
         Run the tasks on this Dask cluster (connected first: an unreachable address raises
         :class:`SchedulerUnreachableError` within ``connect_timeout`` seconds, before any work).
@@ -316,7 +318,7 @@ def _evaluate(evaluator, halves, workers, client, cache, task_size, on_task, des
             for task in tasks:
                 finish(*_run_task(evaluator, task))
         elif engine == "processes":
-            pool = process_pool(workers)
+            pool = process_pool(min(workers, len(tasks)))      # never more processes than tasks
             try:
                 futures = [pool.submit(_run_task, evaluator, t) for t in tasks]
                 for f in as_completed(futures):
