@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from satdyn.missions.assembly import HalfEdgeEvaluator, assemble_graph, evaluate_halves, tile_layout  # noqa: E402
 from satdyn.missions.assembly.closedloop import closed_loop  # noqa: E402
-from satdyn.missions.assembly.costs import grid_metrics, subsystem  # noqa: E402
+from satdyn.missions.assembly.costs import grid_metrics  # noqa: E402
 from satdyn.runtime import limit_blas_threads, quiet  # noqa: E402
 
 TOTAL_LOOPS = 8672 * 14
