@@ -9,7 +9,11 @@ Measures, one BLAS thread everywhere:
    since AB13MD takes only 1x1 real blocks): the ratio of per-loop times;
 2. loops/s with 1 and 2 local worker processes and with a Dask LocalCluster of 2 workers
    on one sample of half-edges (same answers checked bit for bit);
-3. the projected time of the whole plan (8672 edges x 14 = 121,408 closed loops x 4 costs)
+3. the price of batch independence: the half-edges of one node model evaluated one batch
+   per half (what the planner does: a half's metrics never depend on its neighbours)
+   against one batch of all their waypoints (faster, but the last bits of a half's metrics
+   then depend on the batch), and how many of those halves differ;
+4. the projected time of the whole plan (8672 edges x 14 = 121,408 closed loops x 4 costs)
    from the measured rate, or the real run with ``--full``.
 
 Usage: python benchmarks/bench_assembly.py [--sample N] [--peer-loops N] [--full]
@@ -28,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from satdyn.missions.assembly import HalfEdgeEvaluator, assemble_graph, evaluate_halves, tile_layout  # noqa: E402
 from satdyn.missions.assembly.closedloop import closed_loop  # noqa: E402
-from satdyn.missions.assembly.costs import grid_metrics, subsystem  # noqa: E402
+from satdyn.missions.assembly.costs import grid_metrics  # noqa: E402
 from satdyn.runtime import limit_blas_threads, quiet  # noqa: E402
 
 TOTAL_LOOPS = 8672 * 14
@@ -90,6 +94,44 @@ def bench_peer(evaluator, halves, loops):
           f"independent reals (conservative) max {peer[:, 3].max():.4f}")
 
 
+def bench_batching(evaluator, count=24):
+    """One batch per half (HalfEdgeEvaluator.evaluate) vs one batch of all waypoints."""
+    g = assemble_graph(tile_layout(), 27)
+    groups = {}
+    for _, _, d in g.edges(data=True):
+        for h in d["spec"].halves:
+            groups.setdefault(h.model_key, []).append(h)
+    key, halves = max(groups.items(), key=lambda kv: len(kv[1]))
+    halves = list(dict.fromkeys(halves))[:count]
+    ctl = evaluator.get_controller()
+    evaluator.models.split(key)
+    z = evaluator.poses.z
+
+    def one_batch():
+        plant, pch = evaluator.models.frozen(key, np.concatenate([evaluator.poses.half_edge(h) for h in halves]))
+        cl, ch = closed_loop(plant, pch, ctl)
+        return grid_metrics(cl, ch, evaluator.costs)
+
+    one_batch()
+    timings = {"per half": [], "one batch": []}
+    for _ in range(3):
+        t = time.perf_counter()
+        per_half = evaluator.evaluate(halves)
+        timings["per half"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        batch = one_batch()
+        timings["one batch"].append(time.perf_counter() - t)
+    t_half, t_batch = min(timings["per half"]), min(timings["one batch"])
+    differ = sum(any(not np.array_equal(m.values[c], batch.values[c][k * z:(k + 1) * z]) for c in evaluator.costs)
+                 for k, m in enumerate(per_half))
+    n = len(halves) * z
+    print(f"{len(halves)} half-edges of node {key} ({n} closed loops x 4 costs), best of 3:")
+    print(f"  one batch per half (the planner)   {1e3 * t_half / n:8.2f} ms per loop")
+    print(f"  one batch of all waypoints         {1e3 * t_batch / n:8.2f} ms per loop")
+    print(f"  ratio per-half / one-batch          {t_half / t_batch:8.2f} x; halves whose metrics differ in the "
+          f"last bits: {differ} of {len(halves)}")
+
+
 def bench_engines(evaluator, halves):
     loops = 7 * len(halves)
     rates, answers = {}, {}
@@ -130,6 +172,7 @@ def main():
         evaluator.get_controller()
         halves = _sample_halves(args.sample)
         bench_peer(evaluator, halves, args.peer_loops)
+        bench_batching(evaluator)
         bench_engines(evaluator, halves)
         if args.full:
             from satdyn.missions.assembly import full_assembly

@@ -36,13 +36,82 @@ def test_cache_written_once_reused_and_keyed_by_inputs(tmp_path, monkeypatch):
         np.testing.assert_array_equal(x, y)
     names = sorted(p.name for p in (tmp_path / "fe").iterdir())
     assert len(names) == 2 and not any(n.endswith(".tmp") for n in names)   # atomic: no leftovers
-    # a corrupt cache file is regenerated, not trusted
+    # a corrupt cache file is regenerated with a warning naming it, not trusted
     files[0].write_bytes(b"not an npz")
-    c = fe.tile_family(n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False)
+    with pytest.warns(fe.CacheWarning, match=files[0].name):
+        c = fe.tile_family(n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False)
     np.testing.assert_array_equal(c.L_P[2], a.L_P[2])
     files[0].write_bytes(files[0].read_bytes()[:200])              # truncated zip (interrupted copy)
-    d = fe.tile_family(n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False)
+    with pytest.warns(fe.CacheWarning, match=files[0].name):
+        d = fe.tile_family(n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False)
     np.testing.assert_array_equal(d.L_P[2], a.L_P[2])
+
+
+def _small_family(**kw):
+    return fe.tile_family(n_structures=3, elements_per_edge=4, max_modes=6, show_progress=False, **kw)
+
+
+def _rewrite(path, change):
+    """Rewrite the .npz at ``path`` as a VALID npz whose arrays went through ``change``."""
+    with np.load(path) as z:
+        arrays = {k: np.array(z[k]) for k in z.files}
+    change(arrays)
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def _flip_compressed_bytes(path):
+    """Damage the deflate stream of the largest member (zip headers intact: zlib.error / CRC)."""
+    data = bytearray(path.read_bytes())
+    mid = len(data) // 2
+    for k in range(mid, mid + 64):
+        data[k] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["deflate", "type_codes", "altered_values", "no_checksum", "foreign_inputs"])
+def test_damaged_cache_is_regenerated_with_a_warning(tmp_path, monkeypatch, damage):
+    # Every kind of damage -- corrupt compressed data (zlib.error), a valid npz with
+    # impossible mode-type codes (IndexError), altered numbers (a valid npz: only the content
+    # checksum sees it), a file without checksum, other inputs -- is regenerated with a
+    # CacheWarning naming the file.  Oracle: the family generated without cache, bit for bit
+    # (the same code on the same inputs).
+    monkeypatch.setenv("SATDYN_CACHE_DIR", str(tmp_path))
+    reference = _small_family(cache=False)
+    _small_family()
+    (path,) = (tmp_path / "fe").iterdir()
+    if damage == "deflate":
+        _flip_compressed_bytes(path)
+    elif damage == "type_codes":
+        _rewrite(path, lambda a: a.__setitem__("types_2", np.full_like(a["types_2"], 7)))
+    elif damage == "altered_values":
+        _rewrite(path, lambda a: a.__setitem__("L_P_3", 1.01 * a["L_P_3"]))
+    elif damage == "no_checksum":
+        _rewrite(path, lambda a: a.pop("checksum"))
+    else:
+        def other(a):
+            a["inputs_json"] = np.array(str(a["inputs_json"]).replace('"max_modes": 6', '"max_modes": 5'))
+            a.pop("checksum")
+            a["checksum"] = np.array(fe.family._checksum(a))
+        _rewrite(path, other)
+    with pytest.warns(fe.CacheWarning, match=path.name):
+        got = _small_family()
+    for i in range(3):
+        np.testing.assert_array_equal(got.L_P[i], reference.L_P[i])
+        assert got.types[i] == reference.types[i]
+    with warnings.catch_warnings():                       # the rewritten entry is clean again
+        warnings.simplefilter("error", fe.CacheWarning)
+        again = _small_family()
+    np.testing.assert_array_equal(again.Phi[2], reference.Phi[2])
+
+
+def test_load_reports_a_damaged_file(tmp_path):
+    fam = _small_family(cache=False)
+    path = fam.save(tmp_path / "f.npz")
+    np.testing.assert_array_equal(fe.TileFamily.load(path).L_P[1], fam.L_P[1])
+    _rewrite(path, lambda a: a.__setitem__("D_P", a["D_P"] + 1.0))
+    with pytest.raises(fe.family.DamagedFileError, match="checksum"):
+        fe.TileFamily.load(path)
 
 
 def test_family_port_data_equals_the_structure_port_data(tmp_path, monkeypatch):

@@ -16,14 +16,39 @@ def test_registered():
     assert SUBCOMMANDS["assembly"] == "satdyn.cli.assembly"
 
 
+def _closed_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]          # nothing listens there once the socket is closed
+
+
 @pytest.mark.parametrize("argv, match", [
     (["--hard", "nope=1"], "--hard"),
     (["--hard", "mu=x"], "VALUE"),
+    (["--hard", "mu=nan"], "switch the constraint off"),        # nan > x is never true: no constraint
+    (["--hard", "mu=infdB"], "switch the constraint off"),
+    (["--hard", "mu=inf"], "switch the constraint off"),
+    (["--hard", "mu=-1"], "positive"),
+    (["--hard", "mu=1", "--hard", "mu=2"], "twice"),
     (["--workers", "0"], "--workers"),
+    (["--last", "3"], "--last applies only to --full"),
+    (["--cache", "{tmp}/c", "--no-cache"], "--no-cache"),
+    (["--cache", "{tmp}/afile"], "is a file"),
+    (["--scheduler", "tcp://127.0.0.1:{port}"], "cannot reach the Dask scheduler"),
+    (["--scheduler", "tcp://127.0.0.1:{port}", "--workers", "2"], "--workers applies"),
+    (["--layout", "C"], "--layout"),
 ])
 def test_cli_bad_input(tmp_path, capsys, argv, match):
-    assert main(["assembly", "--out", str(tmp_path), "--quiet", *argv]) == 2
-    assert match in capsys.readouterr().err
+    # refused before any work, in one line naming the option (exit status 2)
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "out"
+    argv = [a.format(tmp=tmp_path, port=_closed_port()) for a in argv]
+    assert main(["assembly", "--out", str(out), "--quiet", *argv]) == 2
+    err = capsys.readouterr().err
+    assert match in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()                       # no results, no cache: nothing started
 
 
 def test_hard_thresholds_parse_db():
@@ -37,6 +62,24 @@ def test_cli_bad_cost_choice(tmp_path, capsys):
     # the frame turns argparse errors into exit status 2 with the option named
     assert main(["assembly", "--out", str(tmp_path), "--cost", "h3"]) == 2
     assert "--cost" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cli_layout_a_end_to_end(tmp_path):
+    # --layout A on graphs and models alike (~20 s of CPU for one cost): the F_27 walk
+    # still takes 7 moves, and results.json carries layout A's tile centres
+    import numpy as np
+
+    from satdyn.missions.assembly.layout import tile_layout
+
+    assert main(["assembly", "--layout", "A", "--cost", "hinf_wrench", "--out", str(tmp_path), "--quiet",
+                 "--workers", "2"]) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["layout"] == "A"
+    np.testing.assert_array_equal(np.array(res["centres"]), tile_layout("A").centres)
+    comp = res["comparisons"]["hinf_wrench"]
+    assert comp["bfs"]["hops"] == 7
+    assert comp["weighted"]["cumulative"] <= comp["bfs"]["cumulative"] * (1 + 1e-12)
 
 
 @pytest.mark.slow

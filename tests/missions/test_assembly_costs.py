@@ -15,6 +15,7 @@ from satdyn.missions.assembly.costs import (_certified_below, _frequency_respons
                                             _spectral_radius, edge_cost, exact_mu_peak, grid_metrics, mu_peak,
                                             sensitivity_margins, subsystem)
 from satdyn.robust import modal_frequency_grid, mussv
+from satdyn.missions.assembly.layout import tile_layout
 from satdyn.missions.assembly.models import NodeModelProvider, PlantChannels
 from satdyn.missions.assembly.poses import reach_pose_table
 from satdyn.spatial import rigid_mass_matrix, transport_mass_matrix
@@ -24,18 +25,21 @@ from satdyn.titop.kinematics import robot_mass_matrix
 PROVIDER = NodeModelProvider()
 
 
-def _composite_mass_at_G(d, key, angles):
+def _composite_mass_at_G(d, key, angles, centres=None):
+    """6x6 rigid mass matrix of every body at G; ``centres`` (N, 3): where the tiles are
+    (default: the data's own tile centres)."""
     n, port, dock, carry = key
+    centres = d.tile_centres if centres is None else centres
     M = rigid_mass_matrix(d.hub_mass, d.hub_inertia)
     M = M + transport_mass_matrix(d.array_D_P1, -d.r_G_P[0], d.P_a_b.T)
-    M = M + transport_mass_matrix(structure_mass_matrix(n, d.tile_centres, d.tile_mass, d.robot.tile_inertia),
+    M = M + transport_mass_matrix(structure_mass_matrix(n, centres, d.tile_mass, d.robot.tile_inertia),
                                   -d.r_G_P[1], d.P_f_b.T)
     k = d.n_tiles_total - n - int(carry)
     if k:
         M = M + transport_mass_matrix(rigid_mass_matrix(d.tile_mass * k, d.robot.tile_inertia * k),
                                       -(d.r_G_P[2] + d.r_P3_C0))
     M = M + transport_mass_matrix(robot_mass_matrix(d.robot, angles, dock, carry),
-                                  -(d.r_G_P[1] + d.tile_centres[port - 1]), d.P_f_b.T)
+                                  -(d.r_G_P[1] + centres[port - 1]), d.P_f_b.T)
     return M
 
 
@@ -52,6 +56,36 @@ def test_dc_gain_is_inverse_composite_inertia(key):
     for k in range(2):
         M = _composite_mass_at_G(PROVIDER.data, key, angles[k])
         assert np.abs(np.linalg.inv(M) - G0[k]).max() <= 1e-6 * np.abs(G0[k]).max()
+
+
+@pytest.mark.parametrize("layout", ["A", "B"])
+def test_model_puts_every_tile_where_the_graph_of_its_layout_does(layout, tmp_path, monkeypatch):
+    # Layouts A and B differ in tiles 25..28.  The node model of F_27 on a given layout must
+    # place the FE structure's ports and the robot where the graph (tile_layout) of the SAME
+    # layout puts the tiles.  Oracle 1: the FE port C_j position = the graph's centre of tile j
+    # (both are exact multiples of 0.5 m: 1e-12 m).  Oracle 2: the DC gain = inverse rigid mass
+    # matrix of all bodies at G composed with the GRAPH's centres (tolerance of
+    # test_dc_gain_is_inverse_composite_inertia); the other layout's centres move tiles and
+    # robot by 1-3 m and miss by far more.
+    monkeypatch.setenv("SATDYN_CACHE_DIR", str(tmp_path))        # layout A: the FE family generated here
+    graph = tile_layout(layout)
+    other = tile_layout("B" if layout == "A" else "A")
+    centres = np.column_stack([graph.centres, np.zeros(graph.n_tiles)])
+    wrong = np.column_stack([other.centres, np.zeros(other.n_tiles)])
+    provider = NodeModelProvider(layout=layout)
+    n = 27
+    for port in range(1, n + 1):
+        r = provider.structure(n, port)["children"][f"C{port}"][0]
+        np.testing.assert_allclose(r[:2], graph.centre(port), atol=1e-12)
+    angles = np.stack([0.6 * reach_pose_table()[("walk", (1, 1))]])
+    for port in (25, 27):
+        key = (n, port, 1, True)
+        plant, ch = provider.frozen(key, angles)
+        G0 = dc_gain(plant)[0, ch.r:, ch.r:ch.r + 6]
+        right = np.linalg.inv(_composite_mass_at_G(provider.data, key, angles[0], centres))
+        assert np.abs(right - G0).max() <= 1e-6 * np.abs(G0).max()
+        miss = np.linalg.inv(_composite_mass_at_G(provider.data, key, angles[0], wrong))
+        assert np.abs(miss - G0).max() > 1e-3 * np.abs(G0).max()
 
 
 def test_plant_channels_and_unavailable_model():

@@ -71,6 +71,33 @@ def test_recomputation_is_bit_identical(evaluator, example):
         np.testing.assert_array_equal(trace, path.trace)
 
 
+def test_half_metrics_do_not_depend_on_the_batch(evaluator):
+    # The same half evaluated alone, first or last in batches of other sizes and neighbours
+    # (other node models too), and through evaluate_halves with other task splits: the same
+    # bits for every cost, mu included (a cached metric must equal its recomputation,
+    # whatever task computed it).  Oracle: the half evaluated alone.
+    everything = HalfEdgeEvaluator(costs=("hinf_wrench", "h2_wrench", "hinf_sensitivity", "mu"))
+    everything.controller = evaluator.get_controller()
+    halves = list(dict.fromkeys(_halves(3)))
+    target = halves[0]
+    alone = everything.evaluate([target])[0]
+    same_model = [h for h in halves if h.model_key == target.model_key and h != target]
+    others = [h for h in halves if h.model_key != target.model_key]
+    assert same_model and others
+    batches = [[target] + same_model, same_model[:2] + [target], others[:3] + [target] + same_model[:1]]
+    for batch in batches:
+        got = everything.evaluate(batch)[batch.index(target)]
+        for c in everything.costs:
+            np.testing.assert_array_equal(got.values[c], alone.values[c])
+        np.testing.assert_array_equal(got.mu_frequency, alone.mu_frequency)
+        np.testing.assert_array_equal(got.stable, alone.stable)
+    subset = [target] + same_model[:3] + others[:2]
+    for size in (1, 4):
+        res, _ = evaluate_halves(everything, subset, task_size=size)
+        for c in everything.costs:
+            np.testing.assert_array_equal(res[target].values[c], alone.values[c])
+
+
 def test_interrupted_run_resumes_from_cache(evaluator, tmp_path):
     halves = _halves(3)
     reference, _ = evaluate_halves(evaluator, halves, task_size=3)
@@ -143,6 +170,8 @@ def test_hard_constraint_and_no_path(evaluator, example, cache):
     (dict(costs=("nope",)), "`costs`"),
     (dict(start=(9, 1)), "`start`"),
     (dict(target=(1, 3)), "`target`"),
+    (dict(layout="A"), "`layout` 'A' differs"),        # layout-B models under a layout-A graph
+    (dict(layout="C"), "`layout`"),
 ])
 def test_example_bad_input(evaluator, kwargs, match):
     base = dict(costs=FAST, n=5, start=(1, 1), target=(5, 2))

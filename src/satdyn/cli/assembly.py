@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 from ..missions.assembly import COSTS, PAPER, full_assembly, walk_example
 from ..missions.assembly.evaluation import HalfEdgeEvaluator
+from ..missions.assembly.execution import CONNECT_TIMEOUT, check_scheduler
+from ..missions.assembly.layout import LAYOUTS
 from ..missions.assembly.models import NodeModelProvider
 from ..plotting.assembly import plot_assembly
+from . import positive_int
 
 HELP = ("on-orbit assembly by a walking robot (arXiv:2409.06017 section 3): BFS vs Dijkstra over the "
         "pick/assemble graphs with H-inf, H2, input-sensitivity and mu edge costs")
@@ -23,40 +27,67 @@ def add_arguments(parser) -> None:
                         help="with --full: stop after placing tile N+1 (default 27: the whole assembly)")
     parser.add_argument("--cost", action="append", choices=COSTS + ("all",), default=None,
                         help="edge cost (repeatable; default all four)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="local worker processes (default: the number of CPUs)")
+    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                        help="local worker processes (default: the number of CPUs; not with --scheduler)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="run the edge costs on this Dask cluster (tcp://host:port) instead")
+                        help="run the edge costs on this Dask cluster (tcp://host:port) instead; checked first "
+                             f"(unreachable within {SCHEDULER_TIMEOUT:g} s: error)")
     parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
                         help="on-disk cache of edge metrics (default: <out>/cache; an interrupted run resumes)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     parser.add_argument("--hard", action="append", default=[], metavar="COST=VALUE",
                         help="hard constraint: a grid point above VALUE removes the edge (linear units, "
                              "or decibels with a 'dB' suffix, e.g. hinf_wrench=-12dB; mu=1 forbids mu > 1)")
-    parser.add_argument("--layout", choices=("B", "A"), default="B", help="tile assembly order (default B)")
+    parser.add_argument("--layout", choices=LAYOUTS, default="B",
+                        help="tile assembly order, for the graphs and the models alike (default B)")
+
+
+SCHEDULER_TIMEOUT = CONNECT_TIMEOUT      # seconds to reach a --scheduler address (as the study itself)
 
 
 def _thresholds(items):
+    """{cost: threshold in linear units} from COST=VALUE items; a value that would switch the
+    constraint off (nan, inf) or that no metric can meet (<= 0) is refused."""
     out = {}
     for item in items:
         name, _, value = item.partition("=")
         if name not in COSTS:
             raise ValueError(f"--hard must be COST=VALUE with COST in {COSTS}; got {item!r}")
+        if name in out:
+            raise ValueError(f"--hard {item!r}: {name} is constrained twice; give one value")
         text = value.strip()
         db = text.lower().endswith("db")
         try:
             number = float(text[:-2] if db else text)
         except ValueError:
             raise ValueError(f"--hard {item!r}: VALUE must be a number (optionally with a dB suffix)") from None
-        out[name] = 10.0 ** (number / 20.0) if db else number
+        linear = 10.0 ** (number / 20.0) if db and math.isfinite(number) else number
+        if not (math.isfinite(number) and math.isfinite(linear) and linear > 0):
+            raise ValueError(f"--hard {item!r}: VALUE must be a finite positive number in linear units or a finite "
+                             "number of dB (nan or inf would switch the constraint off)")
+        out[name] = linear
     return out
+
+
+def check(args) -> None:
+    """Refuse options that would be ignored or cannot work, before any computation."""
+    if args.last is not None and not args.full:
+        raise ValueError("--last applies only to --full")
+    if args.cache is not None and args.no_cache:
+        raise ValueError("--cache and --no-cache contradict each other; give one")
+    if args.cache is not None and args.cache.exists() and not args.cache.is_dir():
+        raise ValueError(f"--cache {str(args.cache)!r} is a file; expected a folder")
+    if args.scheduler is not None and args.workers is not None:
+        raise ValueError("--workers applies to the local pool only; with --scheduler the Dask cluster's workers "
+                         "run the edge costs")
+    _thresholds(args.hard)
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler, SCHEDULER_TIMEOUT)
 
 
 def run(args):
     costs = COSTS if not args.cost or "all" in args.cost else tuple(dict.fromkeys(args.cost))
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    if workers < 1:
-        raise ValueError(f"--workers must be >= 1; got {workers}")
     cache = None
     if not args.no_cache:
         base = args.out if args.out is not None else Path("satdyn-out") / "assembly"
@@ -64,6 +95,7 @@ def run(args):
     evaluator = HalfEdgeEvaluator(models=NodeModelProvider(layout=args.layout), costs=costs)
     options = dict(costs=costs, layout=args.layout, workers=workers, scheduler=args.scheduler, cache_dir=cache,
                    thresholds=_thresholds(args.hard))
+
     if args.full:
         return full_assembly(evaluator, last=args.last, **options)
     return walk_example(evaluator, sigma_points=200, **options)

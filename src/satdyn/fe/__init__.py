@@ -14,7 +14,7 @@ Imports :mod:`satdyn.spatial` only; see docs/fe.md.
 """
 
 from .element import shell_element
-from .family import FE_CODE_VERSION, TileFamily, cache_dir, tile_family
+from .family import FE_CODE_VERSION, CacheWarning, TileFamily, cache_dir, tile_family
 from .mesh import ShellMesh, structured_mesh
 from .reduction import PORT_MODELS, PortData, ResidualMassError, check_residual_mass, port_data, port_operator
 from .structure import Clamp, Modes, ShellMaterial, ShellStructure
@@ -29,5 +29,5 @@ __all__ = [
     "TileProperties", "LatchStiffness", "tile_properties", "tile_layout", "tile_structure", "plate",
     "PROPERTY_SETS", "LAYOUTS", "N_TILES", "PortData", "port_data", "port_operator", "PORT_MODELS",
     "ResidualMassError", "check_residual_mass", "TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION",
-    "FEStudy", "fe_study",
+    "CacheWarning", "FEStudy", "fe_study",
 ]

@@ -9,7 +9,10 @@ truncates to the requested modes: the same :class:`~satdyn.fe.reduction.PortData
 Cache: ``$SATDYN_CACHE_DIR/fe`` (default ``$XDG_CACHE_HOME/satdyn/fe`` or
 ``~/.cache/satdyn/fe``), one ``.npz`` per input set, named by a hash of the inputs and of
 :data:`FE_CODE_VERSION` (bumped whenever the element or reduction changes): regenerated only
-when an input changes.  Files are written to a temporary name and renamed (atomic).
+when an input changes.  Files are written to a temporary name and renamed (atomic) and
+carry a SHA-256 of their content (``checksum``); a cache file that cannot be read, lacks the
+checksum, fails it or holds other inputs is regenerated with a :class:`CacheWarning` naming
+the file, never trusted.
 The file layout is documented in docs/fe.md (the titop assembly builder reads the shipped
 default family, ``satdyn/data/fe/tile_family_S5.npz``, with numpy only).
 """
@@ -20,7 +23,9 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +35,33 @@ from ..runtime import limit_blas_threads, progress
 from .reduction import PortData, check_residual_mass, port_operator, select_mode_count
 from .tiles import N_TILES, _check_int, _resolve_properties, tile_structure
 
-__all__ = ["TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION", "family_key"]
+__all__ = ["TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION", "family_key", "CacheWarning",
+           "DamagedFileError"]
 
 FE_CODE_VERSION = "fe-1"
 _TYPE_CODES = ("out-of-plane", "in-plane")
+
+
+class CacheWarning(UserWarning):
+    """A disk-cache entry was damaged or foreign and is recomputed (the message names the file)."""
+
+
+class DamagedFileError(ValueError):
+    """A saved family file cannot be read back as written (truncated, corrupt, altered)."""
+
+
+# what a damaged .npz can raise on reading: zip/deflate errors, missing or mistyped members
+_READ_ERRORS = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error)
+
+
+def _checksum(arrays: dict) -> str:
+    """SHA-256 of the arrays (name, dtype, shape, bytes) in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def cache_dir() -> Path:
@@ -114,6 +142,7 @@ class TileFamily:
             arrays[f"L_P_{i + 1}"] = self.L_P[i]
             arrays[f"Phi_{i + 1}"] = self.Phi[i]
             arrays[f"r_P_C_{i + 1}"] = self.r_P_C[i]
+        arrays["checksum"] = np.array(_checksum(arrays))
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -127,15 +156,39 @@ class TileFamily:
         return path
 
     @classmethod
-    def load(cls, path) -> "TileFamily":
-        """Read a family written by :meth:`save` (a path or a binary file object)."""
-        with np.load(path if hasattr(path, "read") else Path(path), allow_pickle=False) as z:
-            inputs = json.loads(str(z["inputs_json"]))
-            count = len(z["D_P"])
-            get = lambda key: tuple(z[f"{key}_{i + 1}"] for i in range(count))   # noqa: E731
-            types = tuple(tuple(_TYPE_CODES[c] for c in z[f"types_{i + 1}"]) for i in range(count))
+    def load(cls, path, *, require_checksum: bool = False) -> "TileFamily":
+        """Read a family written by :meth:`save` (a path or a binary file object).
+
+        The content checksum written by :meth:`save` is verified when present (required with
+        ``require_checksum``; files saved before it existed, like the shipped one, have none).
+
+        Raises
+        ------
+        DamagedFileError
+            The file is truncated, corrupt, altered (checksum) or not a family file.
+        """
+        where = str(path) if isinstance(path, (str, os.PathLike)) else str(getattr(path, "name", path))
+        try:
+            with np.load(path if hasattr(path, "read") else Path(path), allow_pickle=False) as z:
+                arrays = {k: np.array(z[k]) for k in z.files}
+        except FileNotFoundError:
+            raise
+        except _READ_ERRORS as exc:
+            raise DamagedFileError(f"{where}: not a readable family file ({type(exc).__name__}: {exc})") from None
+        stored = arrays.pop("checksum", None)
+        if stored is None and require_checksum:
+            raise DamagedFileError(f"{where}: no content checksum (written by an older satdyn or altered)")
+        if stored is not None and str(stored) != _checksum(arrays):
+            raise DamagedFileError(f"{where}: content checksum mismatch (altered or damaged)")
+        try:
+            inputs = json.loads(str(arrays["inputs_json"]))
+            count = len(arrays["D_P"])
+            get = lambda key: tuple(arrays[f"{key}_{i + 1}"] for i in range(count))   # noqa: E731
+            types = tuple(tuple(_TYPE_CODES[c] for c in arrays[f"types_{i + 1}"]) for i in range(count))
             return cls(inputs=inputs, frequencies=get("frequencies"), types=types, L_P=get("L_P"),
-                       Phi=get("Phi"), r_P_C=get("r_P_C"), D_P=np.array(z["D_P"]), damping=float(z["damping"]))
+                       Phi=get("Phi"), r_P_C=get("r_P_C"), D_P=arrays["D_P"], damping=float(arrays["damping"]))
+        except _READ_ERRORS as exc:
+            raise DamagedFileError(f"{where}: not a family file ({type(exc).__name__}: {exc})") from None
 
 
 def family_key(inputs: dict) -> str:
@@ -229,11 +282,14 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
     path = cache_dir() / f"tile_family_{family_key(inputs)}.npz"
     if cache and path.exists():
         try:
-            fam = TileFamily.load(path)
+            fam = TileFamily.load(path, require_checksum=True)
             if fam.inputs == inputs:
                 return fam
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-            pass                     # unreadable or foreign file: regenerate and overwrite
+            problem = f"{path}: holds the family of other inputs"
+        except (OSError, DamagedFileError) as exc:
+            problem = str(exc) if isinstance(exc, DamagedFileError) else f"{path}: {exc}"
+        # a damaged or foreign file is never trusted: regenerated and overwritten
+        warnings.warn(f"FE family cache {problem}; regenerating it", CacheWarning, stacklevel=2)
     fam = generate_family(inputs, properties, show_progress, int(workers))
     if cache:
         try:

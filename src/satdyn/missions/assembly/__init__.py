@@ -9,10 +9,10 @@ See docs/assembly.md.
 
 from .costs import COST_LABELS, COSTS
 from .evaluation import DESIGN_CONFIGURATION, HalfEdgeEvaluator, HalfMetrics
-from .execution import EvaluationStats, evaluate_halves
+from .execution import CacheWarning, EvaluationStats, SchedulerUnreachableError, evaluate_halves
 from .graphs import SLOT, STACK, EdgeSpec, HalfEdge, assemble_graph, assembly_graphs, edge_counts, pick_graph
 from .layout import TileLayout, tile_layout
-from .models import NodeModelProvider
+from .models import NodeModelProvider, fe_family
 from .poses import PoseProvider, quintic, reach_pose_table, waypoint_fractions
 from .search import NoPathError, bfs_path, count_shortest_paths, dijkstra_path
 from .study import PAPER, AssemblyStudy, CostComparison, PathResult, full_assembly, walk_example
@@ -23,7 +23,7 @@ __all__ = [
     "pick_graph", "assemble_graph", "assembly_graphs", "edge_counts",
     "bfs_path", "dijkstra_path", "count_shortest_paths", "NoPathError",
     "PoseProvider", "quintic", "waypoint_fractions", "reach_pose_table",
-    "NodeModelProvider", "HalfEdgeEvaluator", "HalfMetrics", "DESIGN_CONFIGURATION",
-    "evaluate_halves", "EvaluationStats",
+    "NodeModelProvider", "fe_family", "HalfEdgeEvaluator", "HalfMetrics", "DESIGN_CONFIGURATION",
+    "evaluate_halves", "EvaluationStats", "CacheWarning", "SchedulerUnreachableError",
     "walk_example", "full_assembly", "AssemblyStudy", "CostComparison", "PathResult",
 ]

@@ -1,10 +1,11 @@
 """Edge metrics: frozen models -> closed loops -> the four metrics, per half-edge.
 
 The unit of work is a :class:`~.graphs.HalfEdge` (z grid points on one node model); an
-edge's 2z grid points are its two halves.  :class:`HalfEdgeEvaluator` evaluates a group
-of halves that share a node model in one batch: one structured evaluation of the model
-family at all their waypoints, one vectorised closed loop, then every metric on the same
-closed loops (computed once, shared by the four costs).
+edge's 2z grid points are its two halves.  :class:`HalfEdgeEvaluator` evaluates every half
+as one batch of its own z waypoints: one structured evaluation of the node model at them,
+one vectorised closed loop, then every metric on the same closed loops (computed once,
+shared by the four costs).  A half's metrics depend on that half only, never on the other
+halves evaluated with it (:meth:`HalfEdgeEvaluator.evaluate`).
 
 :meth:`HalfEdgeEvaluator.cache_key` hashes everything a half's metrics depend on (the half,
 the model options, the reach angles, the controller gains, z and the cost settings): the
@@ -50,9 +51,45 @@ class HalfMetrics:
                 "mu_frequency": self.mu_frequency.tolist()}
 
     @classmethod
-    def from_json(cls, d: dict) -> "HalfMetrics":
-        return cls({k: np.array(v, dtype=float) for k, v in d["values"].items()}, np.array(d["stable"], bool),
-                   np.array(d["mu_frequency"], dtype=float))
+    def from_json(cls, d: dict, costs=None, z: int | None = None) -> "HalfMetrics":
+        """Inverse of :meth:`to_json`, checked: ``ValueError`` naming what is wrong.
+
+        With ``costs`` the values must hold exactly these costs; with ``z`` every array has z
+        entries.  Always: values >= 0 (``inf`` allowed, no NaN), ``stable`` booleans, every
+        value of an unstable grid point ``inf``, frequencies >= 0 or NaN.
+        """
+        if not isinstance(d, dict) or set(d) != {"values", "stable", "mu_frequency"}:
+            raise ValueError("expected an object with keys values, stable, mu_frequency")
+        values = d["values"]
+        if not isinstance(values, dict) or not values:
+            raise ValueError("`values` must be a non-empty object {cost: [numbers]}")
+        if costs is not None and set(values) != set(costs):
+            raise ValueError(f"`values` holds costs {sorted(values)}; expected {sorted(costs)}")
+
+        def numbers(x, what):
+            if not isinstance(x, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x):
+                raise ValueError(f"{what} must be a list of numbers")
+            if z is not None and len(x) != z:
+                raise ValueError(f"{what} has {len(x)} entries; expected {z}")
+            return np.array(x, dtype=float)
+
+        arrays = {k: numbers(v, f"values[{k!r}]") for k, v in values.items()}
+        stable = d["stable"]
+        if not isinstance(stable, list) or not all(isinstance(v, bool) for v in stable):
+            raise ValueError("`stable` must be a list of booleans")
+        stable = np.array(stable, dtype=bool)
+        mu_w = numbers(d["mu_frequency"], "`mu_frequency`")
+        sizes = {a.size for a in arrays.values()} | {stable.size, mu_w.size}
+        if len(sizes) != 1:
+            raise ValueError(f"arrays of different lengths {sorted(sizes)}")
+        for k, a in arrays.items():
+            if np.any(np.isnan(a)) or np.any(a < 0):
+                raise ValueError(f"values[{k!r}] must be >= 0 (inf where unstable)")
+            if not np.all(np.isinf(a[~stable])):
+                raise ValueError(f"values[{k!r}] must be inf at the unstable grid points")
+        if np.any(mu_w < 0):
+            raise ValueError("`mu_frequency` must be >= 0 [rad/s] or NaN")
+        return cls(arrays, stable, mu_w)
 
 
 @dataclass
@@ -96,7 +133,8 @@ class HalfEdgeEvaluator:
             "half": repr(half), "models": self.models.identity(), "model": self.models.fingerprint(half.model_key),
             "reach": np.asarray(self.poses.reach(half.pose)).round(15).tolist(), "z": self.poses.z,
             "J": ctl.inertia.round(9).tolist(), "omega": ctl.omega, "damping": ctl.damping,
-            "costs": list(self.costs), "version": 2,   # 2: certified mu (costs.mu_peak)
+            "costs": list(self.costs),
+            "version": 3,   # 2: certified mu (costs.mu_peak); 3: one batch per half (evaluate)
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -118,21 +156,23 @@ class HalfEdgeEvaluator:
         return np.concatenate(out) if out else np.zeros((0, omega.size))
 
     def evaluate(self, halves) -> list[HalfMetrics]:
-        """Metrics of ``halves`` (grouped by node model, one batch per group), in order."""
-        halves = list(halves)
+        """Metrics of ``halves``, in order: each half is ONE batch of its own z grid points.
+
+        A half's metrics are therefore a function of that half alone, bit for bit: the
+        batched engines below (the structured LFR evaluation of :mod:`satdyn.lfr`, the
+        level-set H-infinity iteration, the batched mu bound) are not guaranteed to give
+        each item the same last bits whatever its neighbours are (e.g. one BLAS product over
+        all points of a batch, whose blocking depends on the batch size: measured 1 ulp on
+        the frozen plants and 6e-16 on an H-infinity norm).  A half is always evaluated with
+        the same z points, so its cached metrics equal their recomputation in any task, on
+        any number of workers.
+        """
         ctl = self.get_controller()
-        out = [None] * len(halves)
-        groups = {}
-        for k, h in enumerate(halves):
-            groups.setdefault(h.model_key, []).append(k)
-        z = self.poses.z
-        for key, idx in groups.items():
-            angles = np.concatenate([self.poses.half_edge(halves[k]) for k in idx])
-            plant, ch = self.models.frozen(key, angles)
+        out = []
+        for h in halves:
+            plant, ch = self.models.frozen(h.model_key, self.poses.half_edge(h))
             cl, cch = closed_loop(plant, ch, ctl)
             gm = grid_metrics(cl, cch, self.costs)
-            for m, k in enumerate(idx):
-                s = slice(m * z, (m + 1) * z)
-                out[k] = HalfMetrics({c: gm.values[c][s].copy() for c in self.costs}, gm.stable[s].copy(),
-                                     gm.mu_frequency[s].copy())
+            out.append(HalfMetrics({c: gm.values[c].copy() for c in self.costs}, gm.stable.copy(),
+                                   gm.mu_frequency.copy()))
         return out

@@ -11,6 +11,12 @@ The uncertain first mode of the solar array (parameter ``"A.omega1"``, +/- 20 %)
 frozen plant, as the paper's closed loop C(s) keeps Delta_omega outside.  Any other
 uncertain parameter is set to its nominal value.
 
+Layout: one ``layout`` ("B" default, or "A") fixes where every tile is, for the graphs
+(:func:`.layout.tile_layout`), the spacecraft data and the FE structures F_n alike
+(:func:`fe_family`: the FE family of the same layout, passed to the builder as the modal
+data of F_n with its port C_j), so the robot docked at tile j sits where the graph puts
+tile j.
+
 Frozen plant channels (a :class:`~satdyn.lfr.StateSpaceBatch`, N systems):
 
 * inputs  ``[w_omega (r); W_ext/B,G (6) = [F; T]; W_ext at C_port (6)]``;
@@ -27,11 +33,43 @@ import numpy as np
 from ...lfr import LFR, StateSpaceBatch
 from ...titop.data import load_assembly_spacecraft
 from ...titop.models import assembly_spacecraft
+from ...titop.models.assembly import FE_FAMILY_FILE
+from .layout import LAYOUTS
 from .poses import angle_values
 
-__all__ = ["NodeModelProvider", "open_parameter_channels", "PlantChannels"]
+__all__ = ["NodeModelProvider", "open_parameter_channels", "PlantChannels", "fe_family"]
 
 UNCERTAIN = "A.omega1"
+SHIPPED_FAMILY_LAYOUT = "B"      # layout of the shipped FE family file (satdyn/data/fe)
+
+
+def fe_family(layout: str = "B"):
+    """The FE tile family F_1..F_28 (property set S5, RBE3 feet, 20 modes) of ``layout``.
+
+    Layout "B": the shipped file ``satdyn/data/fe/tile_family_S5.npz`` (the one the titop
+    builder reads by default; the fe tests check it equals the generated family).  Other
+    layouts: :func:`satdyn.fe.tile_family` with the same inputs and that layout (generated
+    once, a few seconds, then read from the FE disk cache).
+
+    Returns
+    -------
+    satdyn.fe.TileFamily
+    """
+    from importlib import resources
+
+    from ...fe import TileFamily, tile_family
+
+    if layout not in LAYOUTS:
+        raise ValueError(f"`layout` must be one of {LAYOUTS}; got {layout!r}")
+    if layout == SHIPPED_FAMILY_LAYOUT:
+        with resources.files("satdyn.data.fe").joinpath(FE_FAMILY_FILE).open("rb") as fh:
+            family = TileFamily.load(fh)
+    else:
+        family = tile_family("S5", layout=layout, show_progress=False)
+    if family.inputs.get("layout") != layout:
+        raise ValueError(f"the FE family for layout {layout!r} was generated with layout "
+                         f"{family.inputs.get('layout')!r}")
+    return family
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,7 +124,9 @@ class NodeModelProvider:
     Parameters
     ----------
     reading, layout, arm_geometry : str
-        Data options of :func:`satdyn.titop.data.load_assembly_spacecraft`.
+        Data options of :func:`satdyn.titop.data.load_assembly_spacecraft`; ``layout`` also
+        selects the FE family of the structures (:func:`fe_family`), passed to a builder that
+        takes ``structure`` (unless ``builder_options`` gives one).
     builder : callable, optional
         ``builder(data=..., n=..., dock=..., carry_tile=..., split_arms=True[, port=...])``
         returning a SplitAssembly; default :func:`satdyn.titop.models.assembly_spacecraft`.
@@ -98,6 +138,8 @@ class NodeModelProvider:
 
     def __init__(self, *, reading: str = "interpreted", layout: str = "B", arm_geometry: str = "Y45",
                  builder=None, uncertain: str = UNCERTAIN, builder_options: dict | None = None):
+        if layout not in LAYOUTS:
+            raise ValueError(f"`layout` must be one of {LAYOUTS}; got {layout!r}")
         self.reading, self.layout, self.arm_geometry = reading, layout, arm_geometry
         self.builder = assembly_spacecraft if builder is None else builder
         if not callable(self.builder):
@@ -106,11 +148,31 @@ class NodeModelProvider:
         self.builder_options = dict(builder_options or {})
         self._cache = {}
         self._data = None
+        self._family = None
 
-    def __getstate__(self):          # process pools: ship the options, rebuild caches there
+    def __getstate__(self):          # process pools: ship the options (and the FE family), rebuild caches there
         state = dict(self.__dict__)
         state["_cache"], state["_data"] = {}, None
         return state
+
+    @property
+    def family(self):
+        """The FE family of ``layout`` (:func:`fe_family`), loaded on first use."""
+        if self._family is None:
+            self._family = fe_family(self.layout)
+        return self._family
+
+    @property
+    def passes_structure(self) -> bool:
+        """True when the FE family of ``layout`` is given to the builder as ``structure``."""
+        return "structure" in inspect.signature(self.builder).parameters and "structure" not in self.builder_options
+
+    def structure(self, n: int, port: int):
+        """Modal data of F_n with port C_port given to the builder (a
+        :class:`satdyn.fe.PortData` of the layout's FE family), or None (builder's own)."""
+        if not self.passes_structure:
+            return None
+        return self.family.port_data(n, [port], n_modes=self.builder_options.get("n_modes", 10))
 
     @property
     def data(self):
@@ -134,6 +196,7 @@ class NodeModelProvider:
         """What the frozen models depend on besides the node key (for cache keys)."""
         return {"reading": self.reading, "layout": self.layout, "arm_geometry": self.arm_geometry,
                 "builder": f"{self.builder.__module__}.{self.builder.__qualname__}",
+                "structures": self.family.inputs if self.passes_structure else "builder",
                 "uncertain": self.uncertain, "options": sorted((k, repr(v)) for k, v in self.builder_options.items())}
 
     def fingerprint(self, key) -> str:
@@ -162,6 +225,9 @@ class NodeModelProvider:
                       **self.builder_options)
         if self.takes_port:
             kwargs["port"] = port
+        structure = self.structure(n, port)
+        if structure is not None:
+            kwargs["structure"] = structure
         split = self.builder(**kwargs)
         lfr, r = open_parameter_channels(split.rest.lfr, self.uncertain)
         rest = dataclasses.replace(split.rest, lfr=lfr) if dataclasses.is_dataclass(split.rest) else split.rest

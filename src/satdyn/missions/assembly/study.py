@@ -28,6 +28,7 @@ from .evaluation import HalfEdgeEvaluator
 from .execution import evaluate_halves
 from .graphs import SLOT, STACK, assemble_graph, is_sink, pick_graph
 from .layout import tile_layout
+from .models import NodeModelProvider
 from .search import NoPathError, bfs_path, dijkstra_path
 
 __all__ = ["PAPER", "PathResult", "CostComparison", "AssemblyStudy", "walk_example", "full_assembly",
@@ -168,6 +169,21 @@ def _evaluate(evaluator, graphs, workers, scheduler, cache_dir, skip_sink_edges)
     return metrics, stats, edges
 
 
+def _evaluator(evaluator, costs, layout):
+    """The evaluator of a study: a new one on ``layout``'s models, or the given one if its
+    models use the same layout (graphs and models must place every tile alike)."""
+    if evaluator is None:
+        return HalfEdgeEvaluator(models=NodeModelProvider(layout=layout), costs=costs)
+    if not isinstance(evaluator, HalfEdgeEvaluator):
+        raise TypeError(f"`evaluator` must be a HalfEdgeEvaluator or None; got {type(evaluator).__name__}")
+    model_layout = getattr(evaluator.models, "layout", None)
+    if model_layout != layout:
+        raise ValueError(f"`layout` {layout!r} differs from the layout of the evaluator's models "
+                         f"({model_layout!r}): the graphs and the models must place every tile alike; build the "
+                         f"evaluator with NodeModelProvider(layout={layout!r})")
+    return evaluator
+
+
 def _check_costs(costs):
     costs = tuple(costs)
     bad = [c for c in costs if c not in COSTS]
@@ -184,14 +200,16 @@ def walk_example(evaluator: HalfEdgeEvaluator | None = None, *, costs=COSTS, n: 
 
     The walking edges of the assemble graph Q_n (a tile is carried) are weighted per cost;
     BFS and Dijkstra paths, per-grid-point traces and cumulative costs are compared.
+    ``layout`` ("B" or "A") places the tiles for the graph and the models alike (a given
+    ``evaluator`` must model the same layout).
     ``thresholds`` {cost: value}: hard constraints (a grid point above it removes the edge).
     ``sigma_points`` > 0: also sample sigma_max(W -> omega'_G) of every grid point of both
     H-infinity paths on that many log-spaced frequencies in [1e-3, 1e3] rad/s (Fig. 11).
     """
     t0 = time.perf_counter()
     costs = _check_costs(costs)
-    evaluator = HalfEdgeEvaluator(costs=costs) if evaluator is None else evaluator
     lay = tile_layout(layout)
+    evaluator = _evaluator(evaluator, costs, layout)
     g = assemble_graph(lay, n)
     g.remove_node(SLOT)                        # a walk: the place edges are not used
     for name, node in (("start", start), ("target", target)):
@@ -248,11 +266,13 @@ def _sequential(graphs, weight, start):
 def full_assembly(evaluator: HalfEdgeEvaluator | None = None, *, costs=COSTS, layout: str = "B",
                   workers: int = 1, scheduler=None, cache_dir=None, last: int | None = None,
                   thresholds: dict | None = None) -> AssemblyStudy:
-    """The whole assembly: P_n then Q_n for n = 1..last (default N - 1 = 27), from (1, R1)."""
+    """The whole assembly: P_n then Q_n for n = 1..last (default N - 1 = 27), from (1, R1).
+
+    ``layout`` places the tiles for the graphs and the models alike (see :func:`walk_example`)."""
     t0 = time.perf_counter()
     costs = _check_costs(costs)
-    evaluator = HalfEdgeEvaluator(costs=costs) if evaluator is None else evaluator
     lay = tile_layout(layout)
+    evaluator = _evaluator(evaluator, costs, layout)
     last = lay.n_tiles - 1 if last is None else last
     if isinstance(last, bool) or not isinstance(last, int) or not 1 <= last <= lay.n_tiles - 1:
         raise ValueError(f"`last` must be an integer in 1..{lay.n_tiles - 1}; got {last!r}")
