@@ -228,12 +228,16 @@ def test_reused_out_folder_drops_the_previous_runs_files_only(tmp_path, capsys, 
     monkeypatch.setattr(demo_cli, "figures", original)
     assert cli.main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(out)]) == 0
     stdout = capsys.readouterr().out
+    assert "1 of them not written again (extra_figure.png)" in stdout
     assert not (out / "extra_figure.png").exists()                       # the stale figure is gone
     assert (out / "notes.txt").exists() and (out / "mine.png").exists()  # never the user's files
     assert "cleared the previous run" in stdout and "extra_figure.png" in stdout
     assert "left 2 other files alone" in stdout
     assert sorted(json.loads((out / cli.MANIFEST).read_text())["files"]) == [
         "com_vs_angle.png", "inertia_vs_angle.png", "results.json"]
+    # a third run writes the same files: it says it replaced them
+    assert cli.main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(out)]) == 0
+    assert "replaced the previous run's files" in capsys.readouterr().out
 
 
 def test_an_edited_manifest_never_removes_files_outside_the_folder_or_of_other_kinds(tmp_path, capsys):
@@ -247,7 +251,7 @@ def test_an_edited_manifest_never_removes_files_outside_the_folder_or_of_other_k
     assert cli.main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(out)]) == 0
     assert (tmp_path / "outside.png").exists() and (out / "notes.txt").exists()
     assert not (out / "old.png").exists()
-    assert "removed its 1 files" in capsys.readouterr().out
+    assert "1 of them not written again (old.png)" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------------------------------
@@ -268,3 +272,13 @@ def test_hostile_lines_through_the_console_entry_point(argv, name, tmp_path):
     done = subprocess.run([sys.executable, "-m", "satdyn", *argv, "--quiet", *out], capture_output=True,
                           text=True, env=env, timeout=300)
     _assert_one_line_error(done.returncode, done.stderr, argv[0], name)
+
+
+def test_a_folder_without_manifest_keeps_its_files_and_says_so(tmp_path, capsys):
+    # a folder from before the manifest (or the user's own): nothing in it is removed
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old_figure.png").write_bytes(b"x")
+    assert cli.main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(out)]) == 0
+    assert (out / "old_figure.png").exists()
+    assert "1 files this run did not write (old_figure.png): left as they are" in capsys.readouterr().out

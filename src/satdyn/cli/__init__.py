@@ -426,8 +426,14 @@ def main(argv: list[str] | None = None) -> int:
 
     print(module.summary(result))
     if removed:
-        print(f"cleared the previous run in {out} first: removed its {len(removed)} files listed in {MANIFEST} "
-              f"({', '.join(removed)})" + (f"; left {len(others)} other files alone" if others else ""))
+        kept = f"; left {len(others)} other files alone" if others else ""
+        written_names = {p.name for p in written}
+        stale = [name for name in removed if name not in written_names]
+        if stale:
+            print(f"cleared the previous run in {out} first: removed the {len(removed)} files {MANIFEST} listed, "
+                  f"{len(stale)} of them not written again ({', '.join(stale)}){kept}")
+        else:
+            print(f"replaced the previous run's files in {out} (listed in {MANIFEST}){kept}")
     elif others:
         print(f"note: {out} also holds {len(others)} files this run did not write ({', '.join(others[:5])}"
               f"{', ...' if len(others) > 5 else ''}): left as they are")
