@@ -55,7 +55,7 @@ megabytes), and it keeps ``/dev/zero``-like or mistaken multi-gigabyte inputs fr
 MAX_RECORDED_SAMPLES = 1_000_000
 """Largest number of recorded time samples of one simulation run (horizon / recording step): a
 run records a few dozen floats per sample plus derived signals, i.e. up to about a gigabyte at this cap;
-the default runs record 300 to 3000."""
+the default runs record a few thousand."""
 
 MANIFEST = "satdyn-manifest.json"
 """File in ``--out`` listing the files the last run wrote there (removed by the next run)."""
@@ -173,17 +173,17 @@ def input_file(text: str) -> Path:
     try:
         info = path.stat()
     except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: {_path_problem(exc)}") from None
+        raise argparse.ArgumentTypeError(f"cannot read {_short(text)}: {_path_problem(exc)}") from None
     except ValueError as exc:            # an embedded NUL byte
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"cannot read {_short(text)}: {exc}") from None
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: it is {kind}")
+        raise argparse.ArgumentTypeError(f"cannot read {_short(text)}: it is {kind}")
     if info.st_size > MAX_INPUT_FILE_BYTES:
-        raise argparse.ArgumentTypeError(f"{text!r} has {info.st_size} bytes; input files are limited to "
+        raise argparse.ArgumentTypeError(f"{_short(text)} has {info.st_size} bytes; input files are limited to "
                                          f"{MAX_INPUT_FILE_BYTES // 1024**2} MiB")
     if not os.access(path, os.R_OK):
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: permission denied")
+        raise argparse.ArgumentTypeError(f"cannot read {_short(text)}: permission denied")
     return path
 
 
@@ -193,14 +193,14 @@ def json_file(text: str) -> Path:
     try:
         json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot read {text!r}: {_path_problem(exc)}") from None
+        raise argparse.ArgumentTypeError(f"cannot read {_short(text)}: {_path_problem(exc)}") from None
     except UnicodeDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not UTF-8 text (byte {exc.start}: "
+        raise argparse.ArgumentTypeError(f"{_short(text)} is not UTF-8 text (byte {exc.start}: "
                                          f"{exc.object[exc.start:exc.start + 1]!r})") from None
     except RecursionError:
-        raise argparse.ArgumentTypeError(f"{text!r} is nested too deeply to be a satdyn JSON file") from None
+        raise argparse.ArgumentTypeError(f"{_short(text)} is nested too deeply to be a satdyn JSON file") from None
     except ValueError as exc:            # json.JSONDecodeError, or an integer of more than 4300 digits
-        raise argparse.ArgumentTypeError(f"{text!r} is not valid JSON ({exc})") from None
+        raise argparse.ArgumentTypeError(f"{_short(text)} is not valid JSON ({exc})") from None
     return path
 
 
