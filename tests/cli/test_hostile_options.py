@@ -282,3 +282,23 @@ def test_a_folder_without_manifest_keeps_its_files_and_says_so(tmp_path, capsys)
     assert cli.main(["demo", "--rigid", "--quiet", "--angles", "0", "--out", str(out)]) == 0
     assert (out / "old_figure.png").exists()
     assert "1 files this run did not write (old_figure.png): left as they are" in capsys.readouterr().out
+
+
+def test_closed_standard_output_is_status_141_without_traceback(tmp_path):
+    # `satdyn demo --rigid | true`: the reader is gone before the summary is printed. The files are
+    # written; the command ends with 128 + SIGPIPE, as a shell reports a process killed by SIGPIPE,
+    # and without the interpreter's BrokenPipeError traceback (the pipe's read end is closed first)
+    src = Path(cli.__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "MPLBACKEND": "Agg",
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--rigid", "--quiet", "--angles", "0",
+                               "--out", str(tmp_path / "out")], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=300)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""
+    assert (tmp_path / "out" / "results.json").exists()

@@ -22,7 +22,8 @@ The frame here adds ``--out`` and ``--quiet`` to every subcommand and
   and lists them in ``satdyn-manifest.json`` there; a later run in the same folder first removes
   the files that manifest lists (and only those: never a file satdyn did not write), and says so;
 * turns bad input (argparse errors, ``ValueError``/``TypeError`` from the study) into one line
-  ``satdyn <study>: error: ...`` and exit status 2, and Ctrl-C into one line and status 130.
+  ``satdyn <study>: error: ...`` and exit status 2, Ctrl-C into one line and status 130, and a
+  standard output closed by its reader (``satdyn ... | head -1``) into status 141 (128 + SIGPIPE).
   ``MemoryError`` is the one other exception it reports in one line (status 2): the caps above
   keep every study's arrays small, so it means the machine had less memory than the study needs.
   Anything else is a bug and shows its traceback. (Bad input is meant to be one base error,
@@ -381,6 +382,30 @@ def _write_outputs(out: Path, command: str, result, figures) -> tuple[list[Path]
     return written, removed, others
 
 
+def _folder_note(out: Path, written: list[Path], removed: list[str], others: list[str]) -> str | None:
+    """The line saying what became of the files already in ``--out`` (None if it held none)."""
+    if removed:
+        kept = f"; left {len(others)} other files alone" if others else ""
+        stale = [name for name in removed if name not in {p.name for p in written}]
+        if stale:
+            return (f"cleared the previous run in {out} first: removed the {len(removed)} files {MANIFEST} listed, "
+                    f"{len(stale)} of them not written again ({', '.join(stale)}){kept}")
+        return f"replaced the previous run's files in {out} (listed in {MANIFEST}){kept}"
+    if others:
+        more = ", ..." if len(others) > 5 else ""
+        return (f"note: {out} also holds {len(others)} files this run did not write ({', '.join(others[:5])}{more}): "
+                "left as they are")
+    return None
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):   # a stdout without a file descriptor (tests, IDEs)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``satdyn`` console script; returns the exit status."""
     from ..runtime import limit_blas_threads, quiet
@@ -424,20 +449,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
 
-    print(module.summary(result))
-    if removed:
-        kept = f"; left {len(others)} other files alone" if others else ""
-        written_names = {p.name for p in written}
-        stale = [name for name in removed if name not in written_names]
-        if stale:
-            print(f"cleared the previous run in {out} first: removed the {len(removed)} files {MANIFEST} listed, "
-                  f"{len(stale)} of them not written again ({', '.join(stale)}){kept}")
-        else:
-            print(f"replaced the previous run's files in {out} (listed in {MANIFEST}){kept}")
-    elif others:
-        print(f"note: {out} also holds {len(others)} files this run did not write ({', '.join(others[:5])}"
-              f"{', ...' if len(others) > 5 else ''}): left as they are")
-    print("wrote " + ", ".join(str(p) for p in written))
+    try:
+        print(module.summary(result))
+        note = _folder_note(out, written, removed, others)
+        if note:
+            print(note)
+        print("wrote " + ", ".join(str(p) for p in written))
+        sys.stdout.flush()                   # inside the try: a closed pipe fails here, not at exit
+    except BrokenPipeError:
+        # the reader of standard output went away (`satdyn ... | head -1`): the files are written;
+        # point stdout at /dev/null so the interpreter's final flush cannot fail again
+        _silence_stdout()
+        return 141
     return 0
 
 
