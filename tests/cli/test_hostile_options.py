@@ -28,6 +28,12 @@ from satdyn import cli
 DATA = Path(cli.__file__).resolve().parents[1] / "data"
 
 
+def _entry_point_env() -> dict[str, str]:
+    """Environment of a `python -m satdyn` subprocess running this checkout's satdyn."""
+    return {"PYTHONPATH": str(Path(cli.__file__).resolve().parents[2]), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
 def _files(tmp: Path) -> dict[str, str]:
     """Hostile inputs, written once per test under ``tmp``; keys are the placeholders of CASES."""
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)          # RecursionError in json/yaml
@@ -105,6 +111,7 @@ CASES = [
     (["model", "{telecom}", "--grid", "1000000"], "--grid"),
     (["model", "{telecom}", "--seed", "-1"], "--seed"),
     (["model", "{telecom}", "--at", "sada_angle=inf"], "--at"),
+    (["model", "{telecom}", "--at", "=1"], "--at"),
     (["model", "{dir}"], "FILE"),
     (["model", "/dev/zero"], "FILE"),
 ]
@@ -264,13 +271,10 @@ def test_an_edited_manifest_never_removes_files_outside_the_folder_or_of_other_k
 ])
 def test_hostile_lines_through_the_console_entry_point(argv, name, tmp_path):
     files = _files(tmp_path)
-    src = Path(cli.__file__).resolve().parents[2]
-    env = {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "MPLBACKEND": "Agg",
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     argv = _substitute(argv, files)
     out = [] if "--out" in argv else ["--out", str(tmp_path / "out")]
     done = subprocess.run([sys.executable, "-m", "satdyn", *argv, "--quiet", *out], capture_output=True,
-                          text=True, env=env, timeout=300)
+                          text=True, env=_entry_point_env(), timeout=300)
     _assert_one_line_error(done.returncode, done.stderr, argv[0], name)
 
 
@@ -288,15 +292,12 @@ def test_closed_standard_output_is_status_141_without_traceback(tmp_path):
     # `satdyn demo --rigid | true`: the reader is gone before the summary is printed. The files are
     # written; the command ends with 128 + SIGPIPE, as a shell reports a process killed by SIGPIPE,
     # and without the interpreter's BrokenPipeError traceback (the pipe's read end is closed first)
-    src = Path(cli.__file__).resolve().parents[2]
-    env = {"PYTHONPATH": str(src), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "MPLBACKEND": "Agg",
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
         done = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--rigid", "--quiet", "--angles", "0",
                                "--out", str(tmp_path / "out")], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, env=env, timeout=300)
+                              text=True, env=_entry_point_env(), timeout=300)
     finally:
         os.close(write_end)
     assert done.returncode == 141, done.stderr

@@ -35,7 +35,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--grid", type=bounded_int(1, MAX_GRID, "the cap on grid points per parameter"), default=1,
                         metavar="N", help=f"points per varying parameter in the closed-loop robust analyses, at "
                                           f"most {MAX_GRID} (default 1: the nominal value)")
-    parser.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+    parser.add_argument("--at", type=_name_value, action="append", default=[], metavar="NAME=VALUE",
                         help="value of a varying parameter (physical units, angles in rad) for the "
                              "singular values, margins and the closed loop; repeat for several")
     parser.add_argument("--seed", type=seed, default=0, help="random seed, >= 0 (default 0)")
@@ -50,7 +50,7 @@ def run(args):
             print(f"[{step[0]}] {message}", file=sys.stderr, flush=True)
 
     try:
-        return model_study(str(args.file), n_samples=args.samples, seed=args.seed, grid=args.grid, at=_at(args.at),
+        return model_study(str(args.file), n_samples=args.samples, seed=args.seed, grid=args.grid, at=dict(args.at),
                            progress=progress)
     except UnicodeDecodeError as exc:    # the reader names the file itself; this is the frame's safety net
         raise ValueError(f"{str(args.file)!r} is not UTF-8 text (byte {exc.start}: "
@@ -59,23 +59,15 @@ def run(args):
         raise ValueError(f"{str(args.file)!r} is nested too deeply to be a model file") from None
 
 
-def _at(items) -> dict:
-    """``--at NAME=VALUE`` options -> {name: finite value}."""
-    at = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--at must be NAME=VALUE; got {item!r}")
-        try:
-            at[name.strip()] = finite_float(value.strip())
-        except argparse.ArgumentTypeError:
-            raise ValueError(f"--at must be NAME=VALUE with a finite number; got {item!r}") from None
-    return at
-
-
-def check(args) -> None:
-    """Refuse malformed ``--at`` values before the model is built."""
-    _at(args.at)
+def _name_value(text: str) -> tuple[str, float]:
+    """Option type of ``--at``: ``NAME=VALUE`` with a finite number."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE; got {text!r}")
+    try:
+        return name.strip(), finite_float(value.strip())
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a finite number; got {text!r}") from None
 
 
 def figures(result):
