@@ -303,3 +303,18 @@ def test_closed_standard_output_is_status_141_without_traceback(tmp_path):
     assert done.returncode == 141, done.stderr
     assert done.stderr == ""
     assert (tmp_path / "out" / "results.json").exists()
+
+
+def test_interrupt_while_reading_an_input_file_is_one_line_and_130(tmp_path, capsys, monkeypatch):
+    # Ctrl-C before the subcommand's study (here: while --scenario is read at parse time) is the
+    # same one line and status 130 as during the study
+    import satdyn.cli as frame
+
+    def interrupted(text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(frame, "input_file", interrupted)
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text("{}")
+    assert cli.main(["demo", "--rigid", "--scenario", str(scenario), "--out", str(tmp_path / "out")]) == 130
+    assert capsys.readouterr().err == "satdyn: interrupted\n"

@@ -408,6 +408,15 @@ def _silence_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``satdyn`` console script; returns the exit status."""
+    where = {"prog": "satdyn"}     # named once the subcommand is known
+    try:
+        return _main(argv, where)
+    except KeyboardInterrupt:      # anywhere: importing the studies, reading input files, the study, writing
+        print(f"{where['prog']}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None, where: dict) -> int:
     from ..runtime import limit_blas_threads, quiet
 
     parser = _build_parser()
@@ -417,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     module = args._module
-    prog = f"satdyn {args.command}"
+    prog = where["prog"] = f"satdyn {args.command}"
     try:
         out = args.out if args.out is not None else output_folder(str(Path("satdyn-out") / args.command))
     except argparse.ArgumentTypeError as exc:
@@ -436,18 +445,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: not enough memory for this study ({_one_line(exc)}); ask for fewer samples "
               "or a coarser grid", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
 
     try:
         written, removed, others = _write_outputs(out, args.command, result, figures)
     except OSError as exc:
         print(f"{prog}: error: --out {_short(str(out))}: {_path_problem(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
 
     try:
         print(module.summary(result))
