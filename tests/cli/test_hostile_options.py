@@ -267,7 +267,6 @@ def test_an_edited_manifest_never_removes_files_outside_the_folder_or_of_other_k
 @pytest.mark.parametrize("argv, name", [
     (["equilibrium", "--step", "1e-300"], "--step"),
     (["model", "{binary}"], "binary.yaml"),
-    (["demo", "--rigid", "--out", "{long_name}"], "--out"),
 ])
 def test_hostile_lines_through_the_console_entry_point(argv, name, tmp_path):
     files = _files(tmp_path)
