@@ -56,8 +56,8 @@ def add_arguments(parser) -> None:
     study.add_argument("--rigid", action="store_true",
                        help="run the rigid composite-inertia study instead of the assembly flagship")
     parser.add_argument("--workers", type=workers, default=None, metavar="N",
-                        help="assembly flagship: local worker processes (default: the number of CPUs, at most 4 x that); edge "
-                             "metrics are cached in <out>/cache, so a second run reads them back")
+                        help="assembly flagship: local worker processes (default: the number of CPUs, at most 4 x "
+                             "that); edge metrics are cached in <out>/cache, so a second run reads them back")
     parser.add_argument("--array-angle", type=_angle, default=None, metavar="DEG",
                         help="--hub-arrays: drive angle of both solar arrays in degrees, in [-180, 180] (default 0)")
     parser.add_argument("--bandwidth", type=_frequency_hz, default=None, metavar="HZ",
