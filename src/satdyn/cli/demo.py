@@ -16,7 +16,7 @@ from ..demo import (FlagshipResult, assembly_flagship_study, flagship_study, loa
 from ..missions.assembly.study import AssemblyStudy
 from ..plotting import plot_flagship, plot_rigid_spacecraft_inertia
 from . import assembly as assembly_cli
-from . import finite_float, json_file, positive_float, positive_int, seed
+from . import bounded_float, bounded_int, finite_float, folder, json_file, seed, workers
 
 HELP = ("on-orbit assembly by a walking robot (arXiv:2409.06017 section 3), the F_27 walk: BFS vs Dijkstra "
         "under H-infinity, H2, input-sensitivity and mu edge costs of the flexible spacecraft "
@@ -30,6 +30,15 @@ _RIGID_OPTIONS = {"angles": "--angles", "scenario": "--scenario"}
 _ASSEMBLY_OPTIONS = {"workers": "--workers"}
 _STUDIES = {"assembly": ("the default flagship study (the F_27 assembly walk)", _ASSEMBLY_OPTIONS),
             "hub_arrays": ("--hub-arrays", _FLAGSHIP_OPTIONS), "rigid": ("--rigid", _RIGID_OPTIONS)}
+
+
+MAX_SAMPLES = 10_000
+"""Cap of ``--samples`` (50 x the default): each sample is a closed-loop frequency response on the
+study's ~400-point grid, batched in memory."""
+
+# the study's frequency grid spans 0.01-10 Hz; a controller far outside [1e-4, 100] Hz overflows
+# its gains (w^2 J) or divides by a vanishing filter frequency
+_frequency_hz = bounded_float(1e-4, 100.0, "Hz")
 
 
 def _angle(text: str) -> float:
@@ -46,18 +55,20 @@ def add_arguments(parser) -> None:
                             "instead of the assembly flagship")
     study.add_argument("--rigid", action="store_true",
                        help="run the rigid composite-inertia study instead of the assembly flagship")
-    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
-                        help="assembly flagship: local worker processes (default: the number of CPUs); edge "
-                             "metrics are cached in <out>/cache, so a second run reads them back")
+    parser.add_argument("--workers", type=workers, default=None, metavar="N",
+                        help="assembly flagship: local worker processes (default: the number of CPUs, at most 4 x "
+                             "that); edge metrics are cached in <out>/cache, so a second run reads them back")
     parser.add_argument("--array-angle", type=_angle, default=None, metavar="DEG",
                         help="--hub-arrays: drive angle of both solar arrays in degrees, in [-180, 180] (default 0)")
-    parser.add_argument("--bandwidth", type=positive_float, default=None, metavar="HZ",
-                        help="--hub-arrays: attitude controller bandwidth in Hz (default 0.02)")
-    parser.add_argument("--rolloff", type=positive_float, default=None, metavar="HZ",
-                        help="--hub-arrays: corner frequency of the roll-off filter on the torque command in Hz "
-                             "(default 0.3)")
-    parser.add_argument("--samples", type=positive_int, default=None, metavar="N",
-                        help="--hub-arrays: uncertain samples for the singular values (default 200)")
+    parser.add_argument("--bandwidth", type=_frequency_hz, default=None, metavar="HZ",
+                        help="--hub-arrays: attitude controller bandwidth in Hz, in [1e-4, 100] (default 0.02)")
+    parser.add_argument("--rolloff", type=_frequency_hz, default=None, metavar="HZ",
+                        help="--hub-arrays: corner frequency of the roll-off filter on the torque command in Hz, "
+                             "in [1e-4, 100] (default 0.3)")
+    parser.add_argument("--samples", type=bounded_int(1, MAX_SAMPLES, "the cap on uncertain samples"),
+                        default=None, metavar="N",
+                        help=f"--hub-arrays: uncertain samples for the singular values, at most {MAX_SAMPLES} "
+                             "(default 200)")
     parser.add_argument("--seed", type=seed, default=None, help="--hub-arrays: random seed, >= 0 (default 0)")
     parser.add_argument("--angles", type=finite_float, nargs="+", metavar="DEG",
                         help="--rigid only: panel angles in degrees (default: the scenario's list, 0..180 by 15)")
@@ -69,9 +80,19 @@ def _study(args) -> str:
     return "rigid" if args.rigid else ("hub_arrays" if args.hub_arrays else "assembly")
 
 
+def _cache_dir(args) -> Path:
+    """Edge-metric cache of the assembly flagship: ``<out>/cache``."""
+    return (args.out if args.out is not None else Path("satdyn-out") / "demo") / "cache"
+
+
 def check(args) -> None:
-    """Refuse options the chosen study would ignore."""
+    """Refuse options the chosen study would ignore, and a cache path that cannot be a folder."""
     chosen = _study(args)
+    if chosen == "assembly":
+        try:
+            folder(str(_cache_dir(args)))
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"--out: the edge-metric cache {exc}") from None
     for name, (mode, options) in _STUDIES.items():
         if name == chosen:
             continue
@@ -86,8 +107,7 @@ def run(args):
         angles = None if args.angles is None else np.deg2rad(args.angles)
         return rigid_spacecraft_inertia(spacecraft, angles)
     if not args.hub_arrays:
-        out = args.out if args.out is not None else Path("satdyn-out") / "demo"
-        return assembly_flagship_study(workers=args.workers, cache_dir=out / "cache")
+        return assembly_flagship_study(workers=args.workers, cache_dir=_cache_dir(args))
     defaults = {"array_angle": 0.0, "bandwidth": 0.02, "rolloff": 0.3, "samples": 200, "seed": 0}
     value = {k: (defaults[k] if getattr(args, k) is None else getattr(args, k)) for k in defaults}
     return flagship_study(array_angle_deg=value["array_angle"], bandwidth_hz=value["bandwidth"],

@@ -8,7 +8,7 @@ from ..detumbling import CONTROLLER_KINDS, detumbling_study, load_scenario
 from ..detumbling.projection import physical_parameter_set
 from ..detumbling.studies import DEFAULT_TUG, SWEEP_GRIDS
 from ..plotting import plot_detumbling_study
-from . import SimulationProgress, json_file, nonnegative_float, positive_float
+from . import MAX_RECORDED_SAMPLES, SimulationProgress, bounded_float, check_size, json_file, positive_float
 
 HELP = ("adaptive detumbling of a two-link satellite by two decentralized tugs "
         "(paper scenario, or --scenario FILE); --experiment compares B, A, R, known, velocity-only and the hinge "
@@ -19,13 +19,21 @@ _TUG_OPTIONS = {"tug_mass": "--tug-mass", "max_thrust": "--max-thrust", "thruste
 _SWEEP_OPTIONS = {"sweep_grid": "--sweep-grid"}
 
 
+# physically sane tug ranges: far beyond them the closed-loop dynamics overflow (a 1e300 kg tug) or
+# stiffen without end (a 1e-300 N thruster saturates every step), which no study needs
+_tug_mass = bounded_float(0.0, 1e6, "kg")
+_max_thrust = bounded_float(1e-3, 1e6, "N")
+_thruster_arm = bounded_float(1e-3, 1e3, "m")
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("--scenario", type=json_file, metavar="FILE",
                         help="scenario (JSON, layout of satdyn/data/detumbling/paper_table1.json)")
     parser.add_argument("--controller", choices=CONTROLLER_KINDS, default=None,
                         help="controller of the main run (default: the scenario's, B; velocity: velocity-only)")
     parser.add_argument("--duration", type=positive_float, default=None, metavar="S",
-                        help="horizon of the main run [s] (default: the scenario's, 30)")
+                        help="horizon of the main run [s] (default: the scenario's, 30); at most "
+                             f"{MAX_RECORDED_SAMPLES:.0e} recording steps (simulation.sample_dt, 0.01 s)")
     parser.add_argument("--experiment", action="store_true",
                         help="also run B, known, A, R, velocity-only B and the hinge-stiffness sweep x1, x10, x100 "
                              "(9 runs, minutes)")
@@ -35,13 +43,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tug-limits", action="store_true",
                         help="also run B with the tugs' masses, and with their masses and thrust saturation "
                              "(3 runs of the main run's horizon)")
-    parser.add_argument("--tug-mass", type=nonnegative_float, default=None, metavar="KG",
-                        help=f"--tug-limits: mass of each tug [kg] (default {DEFAULT_TUG.mass:g})")
-    parser.add_argument("--max-thrust", type=positive_float, default=None, metavar="N",
-                        help=f"--tug-limits: largest force of each of a tug's 6 thrusters [N] "
+    parser.add_argument("--tug-mass", type=_tug_mass, default=None, metavar="KG",
+                        help=f"--tug-limits: mass of each tug [kg], in [0, 1e6] (default {DEFAULT_TUG.mass:g})")
+    parser.add_argument("--max-thrust", type=_max_thrust, default=None, metavar="N",
+                        help=f"--tug-limits: largest force of each of a tug's 6 thrusters [N], in [1e-3, 1e6] "
                              f"(default {DEFAULT_TUG.max_thrust:g})")
-    parser.add_argument("--thruster-arm", type=positive_float, default=None, metavar="M",
-                        help=f"--tug-limits: lever arm of the thrusters [m] (default {DEFAULT_TUG.arm:g})")
+    parser.add_argument("--thruster-arm", type=_thruster_arm, default=None, metavar="M",
+                        help=f"--tug-limits: lever arm of the thrusters [m], in [1e-3, 1e3] "
+                             f"(default {DEFAULT_TUG.arm:g})")
     parser.add_argument("--sweep", action="store_true",
                         help="also sweep controller B over K scales x Gamma_pi: settling time and peak torque "
                              "(default grid: 9 runs of 10 s, under a minute)")
@@ -51,7 +60,8 @@ def add_arguments(parser) -> None:
 
 
 def check(args) -> None:
-    """Refuse options whose study is not requested (they would be silently ignored)."""
+    """Refuse options whose study is not requested (they would be silently ignored), a bad scenario
+    and a horizon with more recorded samples than :data:`~satdyn.cli.MAX_RECORDED_SAMPLES`."""
     for enabled, options, mode in ((args.tug_limits, _TUG_OPTIONS, "--tug-limits"),
                                    (args.sweep, _SWEEP_OPTIONS, "--sweep")):
         if enabled:
@@ -59,6 +69,13 @@ def check(args) -> None:
         for attribute, flag in options.items():
             if getattr(args, attribute) is not None:
                 raise ValueError(f"{flag} applies only with {mode}")
+    scenario = load_scenario(args.scenario)
+    options = scenario.simulation
+    horizon = options.duration if args.duration is None else args.duration
+    option = ("--duration" if args.duration is not None else
+              f"--scenario {str(args.scenario or 'paper')!r} (simulation.duration)")
+    check_size(option, horizon / options.sample_dt, MAX_RECORDED_SAMPLES,
+               f"recorded samples (horizon {horizon:g} s / simulation.sample_dt {options.sample_dt:g} s)")
 
 
 def _tug(args):

@@ -3,31 +3,53 @@
 from __future__ import annotations
 
 from ..fe.study import fe_study
+from ..fe.tiles import N_TILES
 from ..plotting.fe import plot_fe
+from . import bounded_int
 
 HELP = ("flexible tile structure F_n of the on-orbit assembly (arXiv:2409.06017) from a flat-shell FE model: "
         "modes, mode shapes and TITOP port data (synthetic properties calibrated to the paper's F1/F26)")
 
 
+MAX_ELEMENTS_PER_EDGE = 32
+"""Cap of ``--elements-per-edge``: 32 x 32 shell elements per tile give F_26 about 170000 degrees of
+freedom (the default 8: about 10000); the sparse eigen-solve grows faster than that."""
+
+MAX_MODES = 100
+"""Cap of ``--modes``: the TITOP data keep the first modes (the paper keeps 3; 'auto' at most 20)."""
+
+_count_of_modes = bounded_int(1, MAX_MODES, "the cap on kept modes")
+
+
 def _modes(text: str):
-    return text if text == "auto" else int(text)
+    return text if text == "auto" else _count_of_modes(text)
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--tiles", type=int, default=26, metavar="N", help="number of tiles n, 1..28 (default 26)")
+    parser.add_argument("--tiles", type=bounded_int(1, N_TILES), default=26, metavar="N",
+                        help=f"number of tiles n, 1..{N_TILES} (default 26)")
     parser.add_argument("--properties", default="S5", choices=["S5", "S4"],
                         help="property set (default S5: synthetic, calibrated to the paper's F1/F26 frequencies)")
     parser.add_argument("--layout", default="B", choices=["B", "A"], help="tile assembly order (default B)")
     parser.add_argument("--joints", default="continuous", choices=["continuous", "points"],
                         help="tiles merged along edges or at clamping points (default continuous)")
-    parser.add_argument("--elements-per-edge", type=int, default=8, metavar="K", help="mesh density (default 8)")
+    parser.add_argument("--elements-per-edge", type=bounded_int(1, MAX_ELEMENTS_PER_EDGE, "the cap on mesh density"),
+                        default=8, metavar="K", help=f"mesh density, 1..{MAX_ELEMENTS_PER_EDGE} (default 8)")
     parser.add_argument("--modes", type=_modes, default=10, metavar="M",
-                        help="modes kept: a count (3 = the paper's setting) or 'auto' (below 20 Hz, 6..20); default 10")
-    parser.add_argument("--ports", type=int, nargs="+", default=None, metavar="J",
-                        help="child ports (tile numbers); default every tile")
+                        help=f"modes kept: a count 1..{MAX_MODES} (3 = the paper's setting) or 'auto' (below 20 Hz, "
+                             "6..20); default 10")
+    parser.add_argument("--ports", type=bounded_int(1, N_TILES), nargs="+", default=None, metavar="J",
+                        help="child ports (tile numbers, at most --tiles); default every tile")
     parser.add_argument("--port-model", default="rbe3", choices=["rbe3", "node"], help="port model (default rbe3)")
     parser.add_argument("--family", action="store_true",
                         help="also the first frequencies of every F_1..F_28 (generated once, then read from the cache)")
+
+
+def check(args) -> None:
+    """Refuse ports beyond the structure's tiles (found now, not after the mesh is built)."""
+    beyond = [j for j in args.ports or () if j > args.tiles]
+    if beyond:
+        raise ValueError(f"--ports {beyond}: F_{args.tiles} has tiles 1..{args.tiles} only")
 
 
 def run(args):

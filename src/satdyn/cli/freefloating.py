@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import os
 
 import numpy as np
 
+from ..freefloating.examples import load_example
 from ..freefloating.study import run_freefloating_study
 from ..plotting import plot_freefloating
-from . import SimulationProgress, json_file, nonnegative_float, positive_float
+from . import MAX_RECORDED_SAMPLES, SimulationProgress, check_size, json_file, nonnegative_float, positive_float
+
+MIN_RTOL = 1e-13
+"""Smallest ``--rtol``: DOP853 (scipy) raises anything below 100 x machine epsilon (2.2e-14) to that."""
 
 HELP = ("free-floating spacecraft-manipulators (GJM): one-joint-at-a-time maneuvers of the substitute systems "
         "P4S and S6S, Figs. 5-8")
@@ -20,24 +24,40 @@ def add_arguments(parser) -> None:
                         help="example systems: p4s, s6s or JSON files of the same layout (default: p4s s6s)")
     parser.add_argument("--settle", type=nonnegative_float, default=None, metavar="S",
                         help="rest after the last joint cycle [s] (default: the data file's, 24 s)")
-    parser.add_argument("--sample-dt", type=positive_float, default=0.1, metavar="S", help="recording step [s] (default 0.1)")
+    parser.add_argument("--sample-dt", type=positive_float, default=0.1, metavar="S",
+                        help=f"recording step [s] (default 0.1); at most {MAX_RECORDED_SAMPLES:.0e} recorded "
+                             "samples per system (maneuver + settle over the step)")
     parser.add_argument("--rtol", type=_rtol, default=1e-10,
-                        help="DOP853 relative tolerance, in (0, 0.1] (default 1e-10; atol = min(1e-12, rtol/100))")
+                        help=f"DOP853 relative tolerance, in [{MIN_RTOL:g}, 0.1] (default 1e-10; "
+                             "atol = min(1e-12, rtol/100))")
 
 
 def _rtol(text: str) -> float:
     value = positive_float(text)
-    if value > 0.1:
-        raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 0.1]; got {text!r}")
+    if not MIN_RTOL <= value <= 0.1:
+        raise argparse.ArgumentTypeError(f"expected a relative tolerance in [{MIN_RTOL:g}, 0.1]; got {text!r}")
     return value
 
 
 def _system(text: str) -> str:
     # a shipped name, or a JSON file (checked now: a malformed file is named before the run)
-    if text.lower() in ("p4s", "s6s") or not (text.endswith(".json") or Path(text).exists()):
+    # (os.path.exists, unlike Path.exists, answers False for a name too long to exist)
+    if text.lower() in ("p4s", "s6s") or not (text.endswith(".json") or os.path.exists(text)):
         return text
     json_file(text)
     return text
+
+
+def check(args) -> None:
+    """Refuse a recording step or a settle time that would record more than
+    :data:`~satdyn.cli.MAX_RECORDED_SAMPLES` samples of one system (the maneuver's length is the data's)."""
+    for name in args.systems:
+        command = load_example(name).command
+        settle = command.settle if args.settle is None else args.settle
+        horizon = command.duration - command.settle + settle
+        option = "--sample-dt" if args.settle is None else "--settle / --sample-dt"
+        check_size(option, horizon / args.sample_dt, MAX_RECORDED_SAMPLES,
+                   f"recorded samples for {name} ({horizon:g} s every {args.sample_dt:g} s)")
 
 
 def run(args):

@@ -3,6 +3,7 @@ uncertain samples and, when the file names a controller, closed-loop robust anal
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -10,6 +11,15 @@ import numpy as np
 from ..io.study import model_study
 from ..plotting.uncertain import plot_loop_margins, plot_uncertain_sigma
 from ..runtime import is_quiet
+from . import bounded_int, finite_float, input_file, seed
+
+MAX_SAMPLES = 100_000
+"""Cap of ``--samples`` (5000 x the default): each sample is a frequency response of the model on a
+160-point grid (and a margin analysis with a controller), batched in memory."""
+
+MAX_GRID = 100
+"""Cap of ``--grid``: the closed-loop analyses run once per point of a grid of ``N ** k`` points
+(k varying parameters); 100 points per parameter already resolve any drive angle to 3.6 deg."""
 
 HELP = ("a model file (YAML/JSON: bodies, joints, modal data, parameters, ports): mass properties, modes "
         "with effective masses, Delta channels, singular values over the uncertainty and, with a "
@@ -17,16 +27,18 @@ HELP = ("a model file (YAML/JSON: bodies, joints, modal data, parameters, ports)
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("file", metavar="FILE", help="model file (.yaml, .yml or .json; format: docs/io.md)")
-    parser.add_argument("--samples", type=int, default=20, metavar="N",
-                        help="uncertain samples for the singular values and margins (default 20)")
-    parser.add_argument("--grid", type=int, default=1, metavar="N",
-                        help="points per varying parameter in the closed-loop robust analyses "
-                             "(default 1: the nominal value)")
-    parser.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+    parser.add_argument("file", metavar="FILE", type=input_file,
+                        help="model file (.yaml, .yml or .json; format: docs/io.md)")
+    parser.add_argument("--samples", type=bounded_int(0, MAX_SAMPLES, "the cap on uncertain samples"), default=20,
+                        metavar="N", help=f"uncertain samples for the singular values and margins, at most "
+                                          f"{MAX_SAMPLES} (default 20)")
+    parser.add_argument("--grid", type=bounded_int(1, MAX_GRID, "the cap on grid points per parameter"), default=1,
+                        metavar="N", help=f"points per varying parameter in the closed-loop robust analyses, at "
+                                          f"most {MAX_GRID} (default 1: the nominal value)")
+    parser.add_argument("--at", type=_name_value, action="append", default=[], metavar="NAME=VALUE",
                         help="value of a varying parameter (physical units, angles in rad) for the "
                              "singular values, margins and the closed loop; repeat for several")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed, >= 0 (default 0)")
 
 
 def run(args):
@@ -37,16 +49,25 @@ def run(args):
         if not is_quiet():  # --quiet (added by the CLI frame) or SATDYN_QUIET
             print(f"[{step[0]}] {message}", file=sys.stderr, flush=True)
 
-    at = {}
-    for item in args.at:
-        name, sep, value = item.partition("=")
-        try:
-            at[name.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"--at must be NAME=VALUE with a number; got {item!r}") from None
-        if not sep or not name.strip():
-            raise ValueError(f"--at must be NAME=VALUE; got {item!r}")
-    return model_study(args.file, n_samples=args.samples, seed=args.seed, grid=args.grid, at=at, progress=progress)
+    try:
+        return model_study(str(args.file), n_samples=args.samples, seed=args.seed, grid=args.grid, at=dict(args.at),
+                           progress=progress)
+    except UnicodeDecodeError as exc:    # the reader names the file itself; this is the frame's safety net
+        raise ValueError(f"{str(args.file)!r} is not UTF-8 text (byte {exc.start}: "
+                         f"{exc.object[exc.start:exc.start + 1]!r})") from None
+    except RecursionError:
+        raise ValueError(f"{str(args.file)!r} is nested too deeply to be a model file") from None
+
+
+def _name_value(text: str) -> tuple[str, float]:
+    """Option type of ``--at``: ``NAME=VALUE`` with a finite number."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE; got {text!r}")
+    try:
+        return name.strip(), finite_float(value.strip())
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a finite number; got {text!r}") from None
 
 
 def figures(result):
