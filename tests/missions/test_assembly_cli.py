@@ -35,7 +35,7 @@ def _closed_port():
     (["--workers", "0"], "--workers"),
     (["--last", "3"], "--last applies only to --full"),
     (["--cache", "{tmp}/c", "--no-cache"], "--no-cache"),
-    (["--cache", "{tmp}/afile"], "is a file"),
+    (["--cache", "{tmp}/afile"], "is not a folder"),
     (["--scheduler", "tcp://127.0.0.1:{port}"], "cannot reach the Dask scheduler"),
     (["--scheduler", "tcp://127.0.0.1:{port}", "--workers", "2"], "--workers applies"),
     (["--layout", "C"], "--layout"),

@@ -12,7 +12,8 @@ from ..missions.assembly.execution import CONNECT_TIMEOUT, check_scheduler
 from ..missions.assembly.layout import LAYOUTS
 from ..missions.assembly.models import NodeModelProvider
 from ..plotting.assembly import plot_assembly
-from . import positive_int
+from . import folder
+from . import workers as workers_option
 
 HELP = ("on-orbit assembly by a walking robot (arXiv:2409.06017 section 3): BFS vs Dijkstra over the "
         "pick/assemble graphs with H-inf, H2, input-sensitivity and mu edge costs")
@@ -27,12 +28,12 @@ def add_arguments(parser) -> None:
                         help="with --full: stop after placing tile N+1 (default 27: the whole assembly)")
     parser.add_argument("--cost", action="append", choices=COSTS + ("all",), default=None,
                         help="edge cost (repeatable; default all four)")
-    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
+    parser.add_argument("--workers", type=workers_option, default=None, metavar="N",
                         help="local worker processes (default: the number of CPUs; not with --scheduler)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run the edge costs on this Dask cluster (tcp://host:port) instead; checked first "
                              f"(unreachable within {SCHEDULER_TIMEOUT:g} s: error)")
-    parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
+    parser.add_argument("--cache", type=folder, default=None, metavar="DIR",
                         help="on-disk cache of edge metrics (default: <out>/cache; an interrupted run resumes)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     parser.add_argument("--hard", action="append", default=[], metavar="COST=VALUE",
@@ -75,8 +76,6 @@ def check(args) -> None:
         raise ValueError("--last applies only to --full")
     if args.cache is not None and args.no_cache:
         raise ValueError("--cache and --no-cache contradict each other; give one")
-    if args.cache is not None and args.cache.exists() and not args.cache.is_dir():
-        raise ValueError(f"--cache {str(args.cache)!r} is a file; expected a folder")
     if args.scheduler is not None and args.workers is not None:
         raise ValueError("--workers applies to the local pool only; with --scheduler the Dask cluster's workers "
                          "run the edge costs")
