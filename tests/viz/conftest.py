@@ -47,6 +47,7 @@ class Browser:
             assert match and match.group(1), "the page wrote no state (script error?)"
             assert "id=\"satdyn-error\"" not in dom.decode("utf-8", "replace"), "the page reported a script error"
             image = matplotlib.image.imread(png)[:, :, :3] * 255.0
+            shutil.rmtree(png.parent / png.name.replace("shot", "profile").replace(".png", ""), ignore_errors=True)
             out.append((image, json.loads(html.unescape(match.group(1)))))
         return out
 
