@@ -32,9 +32,11 @@ class Browser:
         self.count = 0
 
     def render(self, path, hashes):
-        """Screenshots (H, W, 3) in 0..255 and page states of ``path#hash`` for each hash (run in parallel)."""
+        """Screenshots (H, W, 3) in 0..255 and page states of ``path#hash`` for each hash (run in
+        parallel); ``path`` may be a list, one page per hash."""
+        paths = path if isinstance(path, (list, tuple)) else [path] * len(hashes)
         runs = []
-        for h in hashes:
+        for path, h in zip(paths, hashes):
             self.count += 1
             png = self.workdir / f"shot{self.count}.png"
             cmd = [CHROMIUM, *FLAGS, f"--user-data-dir={self.workdir / f'profile{self.count}'}",

@@ -91,6 +91,7 @@ def test_browser_draws_the_animated_mode_where_the_camera_puts_it(browser, canti
     assert boxes[0] != boxes[1]
 
 
+@pytest.mark.slow
 def test_tile_structure_modes_render(browser, tmp_path):
     # F_3 of the assembly (coarse mesh): the view of a satdyn.fe tile structure is drawn and the
     # frequency line is on the page (checked in the state: mode 3 selected from the hash)

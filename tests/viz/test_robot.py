@@ -125,7 +125,7 @@ def test_page_kinematics_match_body_poses(browser, urdf, tmp_path):
     sc_path = sc_scene.save(tmp_path / "sc.html")
     q = np.array(sc_scene.data["q"][sc.nq:])      # the q the page got (7 significant digits, for display)
     assert np.abs(q - sc_scene.data["q"][sc.nq:]).max() == 0.0
-    (_, bot), (_, moved) = browser.render(path, ["joint=yaw:0.7,slide:0.1&ui=0"]) + browser.render(sc_path, ["t=1&ui=0"])
+    (_, bot), (_, moved) = browser.render([path, sc_path], ["joint=yaw:0.7,slide:0.1&ui=0", "t=1&ui=0"])
     for state, m, qq in ((bot, model, np.array([0.7, 0.1])), (moved, sc, q)):
         pos, dcm = body_poses(m, qq)
         np.testing.assert_allclose(np.array(state["positions"]), pos, atol=POSE_TOL)

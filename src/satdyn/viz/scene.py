@@ -48,7 +48,7 @@ def rounded(array, digits: int = SIGNIFICANT_DIGITS) -> list:
 
 
 def fit_camera(lower, upper, direction=DEFAULT_VIEW_DIRECTION, fov: float = 40.0, aspect: float = 4.0 / 3.0,
-               margin: float = 1.15) -> dict:
+               margin: float = 1.05) -> dict:
     """Camera (eye, target, fov [deg], near, far, up = +z) that frames the box ``lower``..``upper`` [m].
 
     The target is the box centre; the eye sits along ``direction`` at the distance where the box's

@@ -1,0 +1,78 @@
+"""Trajectory replay: a free-floating spacecraft-manipulator whose base moves; the time slider
+(hash ``t``) must move the drawn robot to where body_poses and the pinhole camera put it."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from satdyn import viz
+from satdyn.multibody import ModelBuilder, body, body_poses, floating_root, revolute_joint
+from satdyn.viz.robot import inertia_box
+
+from .conftest import pixel_box, projected_box
+
+PIXELS = 3.0
+
+
+def bus_and_arm():
+    b = ModelBuilder(name="chaser")
+    b.add_body(body("bus", 200.0, inertia=np.diag([40.0, 60.0, 80.0]), ports={"mount": [0.8, 0.0, 0.4]}),
+               floating_root("float"))
+    b.add_body(body("arm", 4.0, com=[0.6, 0, 0], inertia=np.diag([0.01, 0.5, 0.5])),
+               revolute_joint("shoulder", [0.0, 0.0, 1.0]), parent="bus", port="mount")
+    return b.build()
+
+
+def motion(t):
+    """The base translates along x at 0.6 m/s and turns about z at 0.5 rad/s; the arm swings."""
+    t = np.asarray(t, dtype=float)
+    half = 0.25 * t
+    return np.column_stack([0.6 * t, 0.1 * t, 0 * t, 0 * t, 0 * t, np.sin(half), np.cos(half), np.sin(t)])
+
+
+def blue(image):
+    # the bus's equivalent-inertia box is drawn in the first palette colour (0.30, 0.50, 0.78)
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return (b > r + 50) & (b > g + 25)
+
+
+def test_trajectory_data_and_sampling():
+    model = bus_and_arm()
+    t = np.linspace(0.0, 4.0, 5001)
+    scene = viz.trajectory(model, SimpleNamespace(t=t, q=motion(t)), max_frames=101)
+    times = np.array(scene.data["times"])
+    # evenly spaced output indices, first and last kept
+    assert times.size == 101 and times[0] == 0.0 and times[-1] == 4.0
+    np.testing.assert_allclose(np.diff(times), 0.04, atol=1e-9)
+    # the drawn trail is the floating root's path (body_poses of the base), written with 7
+    # significant digits of its largest coordinate (2.4 m): rounded to 1e-6 m, half of it the tolerance
+    trail = np.array(scene.data["trail"]).reshape(-1, 3)
+    np.testing.assert_allclose(trail, body_poses(model, motion(times))[0][:, 0], rtol=0, atol=5e-7 + 1e-12)
+
+
+def test_time_slider_moves_the_base(browser, tmp_path):
+    model = bus_and_arm()
+    t = np.linspace(0.0, 4.0, 41)
+    scene = viz.trajectory(model, t, motion(t))
+    path = scene.save(tmp_path / "traj.html")
+    bus = model.bodies[0]
+    sides, axes = inertia_box(bus.mass, bus.inertia)
+    box = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * 0.5 * sides @ axes.T
+    shots = browser.render(path, ["t=0&ui=0", "t=4&ui=0", "t=2.05&ui=0"])
+    boxes = []
+    for (image, state), time in zip(shots[:2], (0.0, 4.0)):
+        assert state["t"] == pytest.approx(time)
+        pos, dcm = body_poses(model, motion([time])[0])
+        want = projected_box(scene.camera, box @ dcm[0].T + pos[0], image)
+        got = pixel_box(blue(image))
+        assert got is not None, f"the bus is not drawn at t = {time}"
+        assert np.all(np.abs(np.array(got) - np.array(want)) <= PIXELS), (time, got, want)
+        boxes.append(got)
+    assert boxes[0] != boxes[1]
+    # between frames (t = 2.05 s, halfway from 2.0 to 2.1) the page interpolates q linearly:
+    # compare with body_poses of the interpolated q (normalised quaternion); q is written with 7
+    # significant digits of its largest entry (2.4 m): 5e-7 per entry, times lever arms under 2 m
+    q = 0.5 * (motion([2.0])[0] + motion([2.1])[0])
+    pos, _ = body_poses(model, q)
+    np.testing.assert_allclose(np.array(shots[2][1]["positions"]), pos, atol=1e-6)
