@@ -368,7 +368,8 @@
       c[2] += lift;
       return c;
     }
-    const finite = A.costs.filter(function (c) { return isFinite(c); });
+    // colour range over the moves (step 0 is the start, with no move and no cost)
+    const finite = (S > 1 ? A.costs.slice(1) : A.costs).filter(function (c) { return isFinite(c); });
     const cmin = finite.length ? Math.min.apply(null, finite) : 0, cmax = finite.length ? Math.max.apply(null, finite) : 1;
     const segments = [];
     for (let s = 1; s < S; s++) {       // segment s: robot centre at step s-1 -> s, coloured by the cost of step s
