@@ -9,10 +9,12 @@ and the DOM after the first frames, whose ``#satdyn-state`` holds what the page 
 from __future__ import annotations
 
 import html
+import importlib.metadata
 import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import matplotlib.image
 import numpy as np
@@ -26,6 +28,20 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars", "--virtual-time-budget=1500"]
 
 
+def _panda_dir():
+    """Franka Panda of example-robot-data (a test extra; a cmeel package installing its files
+    under site-packages/cmeel.prefix/share), or None."""
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots/panda_description"))
+    return path if path.is_dir() else None
+
+
+PANDA = _panda_dir()
+
+
 class Browser:
     def __init__(self, workdir):
         self.workdir = workdir
@@ -36,16 +52,16 @@ class Browser:
         parallel); ``path`` may be a list, one page per hash."""
         paths = path if isinstance(path, (list, tuple)) else [path] * len(hashes)
         runs = []
-        for path, h in zip(paths, hashes):
+        for page, h in zip(paths, hashes):
             self.count += 1
             png = self.workdir / f"shot{self.count}.png"
             cmd = [CHROMIUM, *FLAGS, f"--user-data-dir={self.workdir / f'profile{self.count}'}",
-                   f"--screenshot={png}", "--dump-dom", f"{path.resolve().as_uri()}#{h}"]
+                   f"--screenshot={png}", "--dump-dom", f"{page.resolve().as_uri()}#{h}"]
             runs.append((png, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)))
         out = []
         for png, proc in runs:
             dom, _ = proc.communicate(timeout=120)
-            match = re.search(r'<pre id="satdyn-state"[^>]*>(.*?)</pre>', dom.decode("utf-8", "replace"), re.S)
+            match = re.search(r'<pre id="satdyn-state"[^>]*>(.*?)</pre>', dom.decode("utf-8", "replace"), re.DOTALL)
             assert match and match.group(1), "the page wrote no state (script error?)"
             assert "id=\"satdyn-error\"" not in dom.decode("utf-8", "replace"), "the page reported a script error"
             image = matplotlib.image.imread(png)[:, :, :3] * 255.0

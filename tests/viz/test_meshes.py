@@ -9,6 +9,8 @@ import pytest
 from satdyn import viz
 from satdyn.viz.meshes import load_dae, load_obj, load_stl
 
+from .conftest import PANDA
+
 # unit cube [0, 1]^3: 8 corners and 12 outward triangles
 CORNERS = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], dtype=float)
 QUADS = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
@@ -95,3 +97,16 @@ def test_unsupported_or_missing_files(tmp_path):
     (tmp_path / "bad.stl").write_bytes(b"\x00\x01garbage")
     with pytest.raises(viz.VizInputError, match="neither binary"):
         viz.load_mesh(tmp_path / "bad.stl")
+
+
+@pytest.mark.skipif(PANDA is None, reason="example-robot-data is not installed (the test extra)")
+@pytest.mark.parametrize("link", ["link0", "link1", "link5", "hand"])
+def test_real_dae_meshes_sit_where_their_collision_stl_is(link):
+    # independent geometry of the same Panda link: the visual COLLADA (node transforms, e.g.
+    # link1's 0.192 m translate, must be applied) and the collision STL (binary) are separate
+    # files; their bounding boxes agree within the collision mesh's simplification (<= 6 mm
+    # here; 1 cm tolerance), while a missed node transform is off by decimetres
+    visual = viz.load_mesh(PANDA / "meshes" / "visual" / f"{link}.dae").vertices
+    collision = viz.load_mesh(PANDA / "meshes" / "collision" / f"{link}.stl").vertices
+    np.testing.assert_allclose(visual.min(axis=0), collision.min(axis=0), atol=0.01)
+    np.testing.assert_allclose(visual.max(axis=0), collision.max(axis=0), atol=0.01)

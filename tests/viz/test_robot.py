@@ -8,10 +8,17 @@ import pytest
 
 from satdyn import viz
 from satdyn.multibody import (
-    ModelBuilder, body, body_poses, floating_root, load_urdf, prismatic_joint, revolute_joint, spherical_joint,
+    ModelBuilder,
+    body,
+    body_poses,
+    floating_root,
+    load_urdf,
+    prismatic_joint,
+    revolute_joint,
+    spherical_joint,
 )
 
-from .conftest import pixel_box, projected_box
+from .conftest import PANDA, pixel_box, projected_box
 
 PIXELS = 3.0          # pixel rounding each side plus antialiasing
 # the page computes in float64 from joint data written with 9 significant digits: 1e-9 of a
@@ -158,7 +165,7 @@ def test_default_shapes_are_equivalent_inertia_boxes():
     # a uniform box of sides (a, b, c) has I_x = m (b^2 + c^2) / 12: the inverse must return (a, b, c)
     m, (a, b, c) = 3.0, (0.2, 0.5, 1.1)
     inertia = m / 12 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
-    sides, axes = viz.inertia_box(m, inertia)
+    sides, _ = viz.inertia_box(m, inertia)
     np.testing.assert_allclose(sorted(sides), sorted([a, b, c]), rtol=1e-12)
     scene = viz.robot(spacecraft())
     assert len(scene.data["tree"]["sliders"]) == 2          # shoulder (revolute), extend (prismatic)
@@ -174,3 +181,22 @@ def test_default_shapes_are_equivalent_inertia_boxes():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(viz.VizInputError, match=f"`{name}`"):
         call(spacecraft())
+
+
+@pytest.mark.skipif(PANDA is None, reason="example-robot-data is not installed (the test extra)")
+def test_real_urdf_finds_every_package_mesh():
+    # example-robot-data's Panda names its meshes package://example-robot-data/...: found by
+    # walking up from the URDF (no package_dirs), every <visual> mesh of the file is drawn
+    import warnings
+    import xml.etree.ElementTree as ET
+    urdf = PANDA / "urdf" / "panda.urdf"
+    expected = sum(1 for v in ET.parse(urdf).getroot().iter("visual") if v.find("geometry/mesh") is not None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)      # load_urdf's note on the mimic finger joint
+        model = load_urdf(urdf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                    # a missing mesh would warn
+        scene = viz.robot(model, urdf=urdf)
+    drawn = sum(v["type"] == "mesh" for b in scene.data["tree"]["bodies"] for v in b["visuals"])
+    assert expected > 5 and drawn == expected
+    assert len(scene.data["tree"]["sliders"]) == 9 and scene.data["tree"]["sliders"][0]["max"] == pytest.approx(2.8973)

@@ -33,7 +33,7 @@ def test_title_cannot_close_the_script_and_data_round_trips():
     scene = square(title="</script><b>x</b>")
     text = scene.to_html()
     assert text.count("</script>") == text.count("<script")
-    block = re.search(r'id="satdyn-data">(.*?)</script>', text, re.S).group(1)
+    block = re.search(r'id="satdyn-data">(.*?)</script>', text, re.DOTALL).group(1)
     data = json.loads(block)
     assert data["title"] == "</script><b>x</b>" and data["kind"] == "modes"
     assert data["modes"]["modes"][0]["omega"] == 6.0
@@ -42,7 +42,7 @@ def test_title_cannot_close_the_script_and_data_round_trips():
 def test_notebook_repr_is_an_iframe_of_the_same_page():
     scene = square()
     frame = scene._repr_html_()
-    srcdoc = re.search(r'srcdoc="(.*?)" style=', frame, re.S).group(1)
+    srcdoc = re.search(r'srcdoc="(.*?)" style=', frame, re.DOTALL).group(1)
     assert html.unescape(srcdoc) == scene.to_html()
 
 

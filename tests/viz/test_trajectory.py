@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from satdyn import viz
-from satdyn.multibody import ModelBuilder, body, body_poses, floating_root, revolute_joint
+from satdyn.multibody import (
+    ModelBuilder,
+    body,
+    body_poses,
+    floating_root,
+    revolute_joint,
+)
 from satdyn.viz.robot import inertia_box
 
 from .conftest import pixel_box, projected_box

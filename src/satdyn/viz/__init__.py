@@ -17,7 +17,18 @@ from .scene import Scene, VizInputError, fit_camera
 from .urdf_visuals import Visual, urdf_visuals
 
 __all__ = [
-    "Scene", "VizInputError", "fit_camera", "mode_shapes", "mode_shapes_mesh", "robot", "trajectory",
-    "inertia_box", "assembly_plan", "assembly_plan_from_study", "urdf_visuals", "Visual", "load_mesh",
+    "Scene",
     "TriangleMesh",
+    "Visual",
+    "VizInputError",
+    "assembly_plan",
+    "assembly_plan_from_study",
+    "fit_camera",
+    "inertia_box",
+    "load_mesh",
+    "mode_shapes",
+    "mode_shapes_mesh",
+    "robot",
+    "trajectory",
+    "urdf_visuals",
 ]

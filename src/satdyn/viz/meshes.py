@@ -16,7 +16,7 @@ import numpy as np
 
 from .scene import VizInputError
 
-__all__ = ["TriangleMesh", "load_mesh", "load_stl", "load_obj", "load_dae", "MESH_FORMATS"]
+__all__ = ["MESH_FORMATS", "TriangleMesh", "load_dae", "load_mesh", "load_obj", "load_stl"]
 
 MESH_FORMATS = (".stl", ".obj", ".dae")
 

@@ -17,7 +17,7 @@ from ..multibody import body_poses
 from .scene import Scene, VizInputError, fit_camera, rounded
 from .urdf_visuals import Visual, urdf_joint_limits, urdf_visuals
 
-__all__ = ["robot", "trajectory", "inertia_box"]
+__all__ = ["inertia_box", "robot", "trajectory"]
 
 PALETTE = ((0.30, 0.50, 0.78), (0.85, 0.45, 0.20), (0.35, 0.65, 0.40), (0.75, 0.30, 0.45),
            (0.55, 0.45, 0.75), (0.80, 0.65, 0.20))

@@ -42,7 +42,7 @@ def rounded(array, digits: int = SIGNIFICANT_DIGITS) -> list:
     if not np.all(np.isfinite(a)):
         raise VizInputError("data to display must be finite (got NaN or inf)")
     top = float(np.abs(a).max())
-    decimals = digits - 1 - int(math.floor(math.log10(top))) if top > 0 else 0
+    decimals = digits - 1 - math.floor(math.log10(top)) if top > 0 else 0
     out = np.round(a, decimals)
     return [float(x) + 0.0 for x in out]          # + 0.0: no "-0.0" in the file
 
@@ -65,6 +65,12 @@ def fit_camera(lower, upper, direction=DEFAULT_VIEW_DIRECTION, fov: float = 40.0
     dist = margin * radius / math.sin(half)
     return {"eye": rounded(centre + dist * d), "target": rounded(centre), "up": [0.0, 0.0, 1.0], "fov": float(fov),
             "near": float(dist / 100), "far": float(dist * 100)}
+
+
+# a script error shows on the page (and in the DOM, where the tests look for it)
+_ERROR_HANDLER = ("<script>window.addEventListener('error', function (e) { var d = document.createElement('div');"
+                  " d.id = 'satdyn-error'; d.textContent = 'satdyn.viz: ' + e.message; document.body.appendChild(d); });"
+                  "</script>\n")
 
 
 @dataclass
@@ -100,9 +106,7 @@ class Scene:
             f"<title>{html.escape(self.title)}</title>\n<style>\n", _static("viewer.css"), "</style></head>\n<body>\n",
             "<div id=\"satdyn-panel\"></div><div id=\"satdyn-help\">drag: turn, shift/right drag: pan, wheel: zoom</div>",
             "<pre id=\"satdyn-state\" hidden></pre>\n",
-            "<script>window.addEventListener('error', function (e) { var d = document.createElement('div');"
-            " d.id = 'satdyn-error'; d.textContent = 'satdyn.viz: ' + e.message; document.body.appendChild(d); });"
-            "</script>\n",
+            _ERROR_HANDLER,
             "<script type=\"application/json\" id=\"satdyn-data\">", data, "</script>\n",
             "<!-- three.js r159, MIT licence, Copyright 2010-2023 three.js authors -->\n<script>\n",
             _static("three.min.js"), "\n</script>\n<script>\n", _static("viewer.js"), "\n</script>\n</body></html>\n",

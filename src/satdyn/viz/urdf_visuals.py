@@ -22,7 +22,7 @@ from ..spatial import dcm_from_euler
 from .meshes import TriangleMesh, load_mesh
 from .scene import VizInputError
 
-__all__ = ["Visual", "urdf_visuals", "urdf_joint_limits"]
+__all__ = ["Visual", "urdf_joint_limits", "urdf_visuals"]
 
 DEFAULT_COLOR = (0.62, 0.66, 0.72, 1.0)
 
