@@ -55,6 +55,17 @@ URDF = """<?xml version="1.0"?>
 """
 
 
+MIMIC_URDF = """<robot name="gripper">
+  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="a"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="left" type="prismatic"><parent link="palm"/><child link="a"/><origin xyz="0 0.05 0.1"/><axis xyz="0 1 0"/></joint>
+  <joint name="right" type="prismatic"><parent link="palm"/><child link="b"/><origin xyz="0 -0.05 0.1"/><axis xyz="0 1 0"/>
+    <mimic joint="left" multiplier="-1.5" offset="0.01"/></joint>
+</robot>
+"""
+
+
 @pytest.fixture(scope="module")
 def urdf(tmp_path_factory):
     root = tmp_path_factory.mktemp("packages") / "testbot"
@@ -132,8 +143,16 @@ def test_page_kinematics_match_body_poses(browser, urdf, tmp_path):
     sc_path = sc_scene.save(tmp_path / "sc.html")
     q = np.array(sc_scene.data["q"][sc.nq:])      # the q the page got (7 significant digits, for display)
     assert np.abs(q - sc_scene.data["q"][sc.nq:]).max() == 0.0
-    (_, bot), (_, moved) = browser.render([path, sc_path], ["joint=yaw:0.7,slide:0.1&ui=0", "t=1&ui=0"])
-    for state, m, qq in ((bot, model, np.array([0.7, 0.1])), (moved, sc, q)):
+    # a URDF mimic joint (mimic="coupled"): the follower has no slider and moves with its master
+    mimic_urdf = tmp_path / "mimic.urdf"
+    mimic_urdf.write_text(MIMIC_URDF)
+    coupled = load_urdf(mimic_urdf, mimic="coupled")
+    mimic_path = viz.robot(coupled).save(tmp_path / "mimic.html")
+    (_, bot), (_, moved), (_, gripper) = browser.render(
+        [path, sc_path, mimic_path], ["joint=yaw:0.7,slide:0.1&ui=0", "t=1&ui=0", "joint=left:0.02&ui=0"])
+    assert [s["name"] for s in viz.robot(coupled).data["tree"]["sliders"]] == ["left"]
+    for state, m, qq in ((bot, model, np.array([0.7, 0.1])), (moved, sc, q),
+                         (gripper, coupled.model, coupled.expand(np.array([0.02])))):
         pos, dcm = body_poses(m, qq)
         np.testing.assert_allclose(np.array(state["positions"]), pos, atol=POSE_TOL)
         np.testing.assert_allclose(np.array(state["rotations"]).reshape(-1, 3, 3), dcm, atol=POSE_TOL)

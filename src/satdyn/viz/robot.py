@@ -34,9 +34,17 @@ def inertia_box(mass: float, inertia) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_model(model):
+    """(tree Model, mimic couplings, map from the given coordinates to the tree's)."""
+    if hasattr(model, "expand") and hasattr(model, "mimics"):         # a CoupledModel (URDF mimic joints)
+        tree = model.model
+        index = {j.name: i for i, j in enumerate(tree.joints)}
+        mimics = [{"index": int(tree.idx_q[index[name]]), "master": int(tree.idx_q[index[master]]),
+                   "multiplier": float(k), "offset": float(c)} for name, (master, k, c) in model.mimics.items()]
+        return tree, mimics, model.expand
     for attr in ("bodies", "joints", "parents", "idx_q", "nq"):
         if not hasattr(model, attr):
-            raise VizInputError(f"`model` must be a satdyn.multibody.Model; got {type(model).__name__}")
+            raise VizInputError(f"`model` must be a satdyn.multibody.Model (or CoupledModel); got {type(model).__name__}")
+    return model, [], lambda q: q
 
 
 def _default_visuals(model) -> dict:
@@ -89,7 +97,7 @@ def _joint_entry(model, i, t0):
             "axis": rounded(axis, 9), "q": int(model.idx_q[i])}
 
 
-def _tree(model, visuals, q0, limits, t0=0.0):
+def _tree(model, visuals, q0, limits, t0=0.0, mimics=()):
     """JSON of the tree, its shapes (meshes shared by index) and its 1-DOF joint sliders."""
     meshes, mesh_index, bodies = [], {}, []
     for i, b in enumerate(model.bodies):
@@ -114,15 +122,17 @@ def _tree(model, visuals, q0, limits, t0=0.0):
                        "visuals": shapes})
     reach = max([float(np.linalg.norm(j.position)) for j in model.joints] + [0.1])
     sliders = []
+    followers = {m["index"] for m in mimics}
     for i, j in enumerate(model.joints):
-        if j.kind not in ("revolute", "prismatic"):
+        if j.kind not in ("revolute", "prismatic") or model.idx_q[i] in followers:
             continue
         lo, hi = limits.get(j.name, (-np.pi, np.pi) if j.kind == "revolute" else (-reach, reach))
         k = int(model.idx_q[i])
         lo, hi = min(lo, float(q0[k])), max(hi, float(q0[k]))
         sliders.append({"name": j.name, "index": k, "min": float(lo), "max": float(hi),
                         "unit": "rad" if j.kind == "revolute" else "m"})
-    return {"bodies": bodies, "meshes": meshes, "q0": [float(x) for x in q0], "sliders": sliders}
+    return {"bodies": bodies, "meshes": meshes, "q0": [float(x) for x in q0], "sliders": sliders,
+            "mimics": list(mimics)}
 
 
 def _visuals_and_limits(model, urdf, package_dirs):
@@ -159,8 +169,9 @@ def robot(model, q=None, *, urdf=None, package_dirs=(), title: str | None = None
 
     Parameters
     ----------
-    model : satdyn.multibody.Model
-        E.g. ``load_urdf(path)``, or built with ``ModelBuilder``.
+    model : satdyn.multibody.Model or CoupledModel
+        E.g. ``load_urdf(path)`` (``mimic="coupled"``: a mimic joint follows its master's slider),
+        or built with ``ModelBuilder``.
     q : (nq,), optional
         Initial configuration (default: neutral; floating base ``[r, quaternion [x, y, z, w], joints]``).
     urdf : path, optional
@@ -175,11 +186,12 @@ def robot(model, q=None, *, urdf=None, package_dirs=(), title: str | None = None
     Scene
         Hash ``#joint=name:value,name:value`` sets joint coordinates [rad or m].
     """
-    _check_model(model)
-    q0 = model.neutral_configuration() if q is None else _configuration(model, q, "q")
+    coupled = model
+    model, mimics, expand = _check_model(model)
+    q0 = expand(coupled.neutral_configuration() if q is None else _configuration(coupled, q, "q"))
     visuals, limits = _visuals_and_limits(model, urdf, package_dirs)
     lo, hi = _bounds(model, visuals, q0[None])
-    tree = _tree(model, visuals, q0, limits)
+    tree = _tree(model, visuals, q0, limits, mimics=mimics)
     return Scene("robot", {"tree": tree}, title=title or f"{model.name}", camera=fit_camera(lo, hi))
 
 
@@ -207,7 +219,8 @@ def trajectory(model, t, q=None, *, urdf=None, package_dirs=(), trail_body=None,
     Scene
         Hash ``#t=1.5`` shows time 1.5 s paused; ``#play=0`` starts paused at the first time.
     """
-    _check_model(model)
+    coupled = model
+    model, mimics, expand = _check_model(model)
     if q is None and hasattr(t, "t") and hasattr(t, "q"):
         t, q = t.t, t.q
     times = np.asarray(t, dtype=float).ravel()
@@ -216,8 +229,9 @@ def trajectory(model, t, q=None, *, urdf=None, package_dirs=(), trail_body=None,
     if q is None:
         raise VizInputError("`q` is required (T, nq) unless `t` is a SimulationResult")
     qs = np.asarray(q, dtype=float)
-    if qs.shape != (times.size, model.nq) or not np.all(np.isfinite(qs)):
-        raise VizInputError(f"`q` must have shape (len(t), model.nq) = ({times.size}, {model.nq}) and be finite; got {qs.shape}")
+    if qs.shape != (times.size, coupled.nq) or not np.all(np.isfinite(qs)):
+        raise VizInputError(f"`q` must have shape (len(t), model.nq) = ({times.size}, {coupled.nq}) and be finite; got {qs.shape}")
+    qs = expand(qs)
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or max_frames < 2:
         raise VizInputError(f"`max_frames` must be an int >= 2; got {max_frames!r}")
     if times.size > max_frames:
@@ -225,7 +239,7 @@ def trajectory(model, t, q=None, *, urdf=None, package_dirs=(), trail_body=None,
         times, qs = times[keep], qs[keep]
     visuals, limits = _visuals_and_limits(model, urdf, package_dirs)
     lo, hi = _bounds(model, visuals, qs)
-    tree = _tree(model, visuals, qs[0], limits, t0=float(times[0]))
+    tree = _tree(model, visuals, qs[0], limits, t0=float(times[0]), mimics=mimics)
     data = {"tree": tree, "times": rounded(times, 9), "q": rounded(qs, 7), "trail": []}
     if trail_body is not False:
         index = (0 if model.is_floating else model.n_bodies - 1) if trail_body is None else model.body_index(trail_body)

@@ -166,7 +166,8 @@
 
   // ---------------------------------------------------------------- multibody trees (robot, trajectory)
   // Forward kinematics of the tree, the joint kinds of satdyn.multibody.joints.joint_placement.
-  function forwardKinematics(bodies, q) {
+  function forwardKinematics(bodies, q, mimics) {
+    (mimics || []).forEach(function (m) { q[m.index] = m.multiplier * q[m.master] + m.offset; });
     const Rw = [], pw = [];
     for (let i = 0; i < bodies.length; i++) {
       const j = bodies[i].joint, k = j.q;
@@ -213,7 +214,7 @@
     });
     return {
       pose: function (q) {
-        const fk = forwardKinematics(tree.bodies, q);
+        const fk = forwardKinematics(tree.bodies, q, tree.mimics);
         frames.forEach(function (f, i) { setPose(f, fk.R[i], fk.p[i]); });
         return fk;
       },
