@@ -227,7 +227,13 @@
   // ---------------------------------------------------------------- the views
   const state = { kind: DATA.kind, frames: 0 };
   let update = function () {};
-  el("h1", { text: DATA.title });
+  // the title folds the panel away (click it) so that it covers nothing of the scene
+  const heading = el("h1", { text: DATA.title, title: "click to fold or unfold the panel" });
+  heading.style.cursor = "pointer";
+  heading.addEventListener("click", function () {
+    const folded = panel.classList.toggle("folded");
+    Array.prototype.forEach.call(panel.children, function (c) { if (c !== heading) c.style.display = folded ? "none" : ""; });
+  });
 
   if (DATA.kind === "modes") {
     const M = DATA.modes;
@@ -270,7 +276,7 @@
     ghostBox.insertBefore(ghostCheck, ghostBox.firstChild);
     ghost.visible = ghostCheck.checked;
     ghostCheck.addEventListener("change", function () { ghost.visible = ghostCheck.checked; });
-    el("div", { class: "info", text: "shapes scaled to a largest displacement of 1 x amplitude; colour: |shape|, one animation cycle = " + fmt(M.period, 2) + " s (not the real period)" });
+    el("div", { class: "note", text: "largest displacement drawn = amplitude; colour: |shape|; one cycle = " + fmt(M.period, 2) + " s (display only)" });
     const start = performance.now();
     update = function () {
       const t = fixedTime !== null ? fixedTime : (performance.now() - start) / 1000;
