@@ -1,19 +1,24 @@
 """Headless Chromium for the satdyn.viz tests, and a textbook pinhole camera to predict pixels.
 
-Each page is loaded from ``file://`` with the network cut (every host name resolves to nothing),
-WebGL on SwiftShader (software), 800 x 600; the URL hash sets the view's state and ``ui=0`` hides
-the control panel so that nothing covers the scene.  One Chromium run gives both the screenshot
-and the DOM after the first frames, whose ``#satdyn-state`` holds what the page computed.
+One Chromium per test session, driven through the DevTools protocol on a pipe (no network port,
+no websocket): each page is opened from ``file://`` in a fresh tab of 800 x 600 CSS pixels with
+the network cut (every host name resolves to nothing), WebGL on SwiftShader (software); the URL
+hash sets the view's state and ``ui=0`` hides the control panel so that nothing covers the scene.
+After the page has drawn a few frames the tab gives its screenshot and the state the page
+computed (``#satdyn-state``).
 """
 
 from __future__ import annotations
 
-import html
+import base64
+import fcntl
 import importlib.metadata
+import io
 import json
-import re
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import matplotlib.image
@@ -25,7 +30,9 @@ CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--host-resolver-rules=MAP * ~NOTFOUND",
-         f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars", "--virtual-time-budget=1500"]
+         f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars", "--remote-debugging-pipe"]
+FRAMES = 3           # frames drawn before the screenshot (the first has every object in place)
+PAGE_TIMEOUT = 60.0  # [s] a page that draws nothing by then has failed
 
 
 def _panda_dir():
@@ -43,38 +50,91 @@ PANDA = _panda_dir()
 
 
 class Browser:
-    def __init__(self, workdir):
-        self.workdir = workdir
-        self.count = 0
+    """Chromium's DevTools protocol on fds 3 (commands in) and 4 (replies out), NUL-separated JSON."""
+
+    def __init__(self, profile):
+        to_chrome, self._write = os.pipe()
+        self._read, from_chrome = os.pipe()
+
+        def fds():
+            # in the child: the pipe ends onto fds 3 and 4, where Chromium expects them (moved
+            # above 10 first, in case either already sits on 3 or 4); close_fds=False because
+            # subprocess would close 3 and 4 after this hook (Python's own fds are not inherited)
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_chrome, from_chrome)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                                     close_fds=False, preexec_fn=fds,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome)
+        os.close(from_chrome)
+        self._buffer, self._id = b"", 0
+
+    def send(self, method, params=None, session=None):
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._write, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._read, 1 << 20)
+                if not chunk:
+                    raise RuntimeError("chromium closed the DevTools pipe")
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:          # (events have no id)
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def shot(self, url):
+        """(image (H, W, 3) in 0..255, state dict) of one page."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.send("Emulation.setDeviceMetricsOverride",
+                      {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False}, session)
+            self.send("Page.navigate", {"url": url}, session)
+            probe = ("JSON.stringify([(document.getElementById('satdyn-state') || {}).textContent || '',"
+                     " (document.getElementById('satdyn-error') || {}).textContent || ''])")
+            deadline = time.monotonic() + PAGE_TIMEOUT
+            while True:
+                value = self.send("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session)
+                state, error = json.loads(value["result"].get("value", '["", ""]'))
+                assert not error, f"the page reported a script error: {error}"
+                if state and json.loads(state)["frames"] >= FRAMES:
+                    break
+                assert time.monotonic() < deadline, f"the page drew no frame in {PAGE_TIMEOUT} s: {url}"
+                time.sleep(0.05)
+            png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"}, session)["data"])
+        finally:
+            self.send("Target.closeTarget", {"targetId": target})
+        image = matplotlib.image.imread(io.BytesIO(png), format="png")[:, :, :3] * 255.0
+        return image, json.loads(state)
 
     def render(self, path, hashes):
-        """Screenshots (H, W, 3) in 0..255 and page states of ``path#hash`` for each hash (run in
-        parallel); ``path`` may be a list, one page per hash."""
+        """Screenshots and page states of ``path#hash`` for each hash; ``path`` may be a list,
+        one page per hash."""
         paths = path if isinstance(path, (list, tuple)) else [path] * len(hashes)
-        runs = []
-        for page, h in zip(paths, hashes):
-            self.count += 1
-            png = self.workdir / f"shot{self.count}.png"
-            cmd = [CHROMIUM, *FLAGS, f"--user-data-dir={self.workdir / f'profile{self.count}'}",
-                   f"--screenshot={png}", "--dump-dom", f"{page.resolve().as_uri()}#{h}"]
-            runs.append((png, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)))
-        out = []
-        for png, proc in runs:
-            dom, _ = proc.communicate(timeout=120)
-            match = re.search(r'<pre id="satdyn-state"[^>]*>(.*?)</pre>', dom.decode("utf-8", "replace"), re.DOTALL)
-            assert match and match.group(1), "the page wrote no state (script error?)"
-            assert "id=\"satdyn-error\"" not in dom.decode("utf-8", "replace"), "the page reported a script error"
-            image = matplotlib.image.imread(png)[:, :, :3] * 255.0
-            shutil.rmtree(png.parent / png.name.replace("shot", "profile").replace(".png", ""), ignore_errors=True)
-            out.append((image, json.loads(html.unescape(match.group(1)))))
-        return out
+        return [self.shot(f"{page.resolve().as_uri()}#{h}") for page, h in zip(paths, hashes)]
+
+    def close(self):
+        os.close(self._write)
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        os.close(self._read)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(tmp_path_factory):
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (Debian: apt-get install -y chromium); the browser tests need it")
-    return Browser(tmp_path_factory.mktemp("chromium"))
+    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()
 
 
 def project(camera, points, width=WIDTH, height=HEIGHT):
