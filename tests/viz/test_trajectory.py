@@ -82,3 +82,21 @@ def test_time_slider_moves_the_base(browser, tmp_path):
     q = 0.5 * (motion([2.0])[0] + motion([2.1])[0])
     pos, _ = body_poses(model, q)
     np.testing.assert_allclose(np.array(shots[2][1]["positions"]), pos, atol=1e-6)
+
+
+def test_simulation_result_of_a_free_floating_manipulator():
+    # a real SimulationResult: the arm starts turning at 1 rad/s in space, so the bus reacts
+    # (momentum is conserved); the page gets the simulated q (7 significant digits) and the
+    # bus's path, which moves
+    from satdyn.multibody import simulate
+
+    model = bus_and_arm()
+    v0 = np.zeros(model.nv)
+    v0[-1] = 1.0
+    result = simulate(model, (0.0, 2.0), (model.neutral_configuration(), v0), t_eval=np.linspace(0, 2, 21),
+                      compiled=False, derived=False, method="RK45", rtol=1e-8, atol=1e-10)
+    scene = viz.trajectory(model, result)
+    q = np.array(scene.data["q"]).reshape(-1, model.nq)
+    np.testing.assert_allclose(q, result.q, rtol=0, atol=0.5e-6 * np.abs(result.q).max() + 1e-15)
+    trail = np.array(scene.data["trail"]).reshape(-1, 3)
+    assert np.linalg.norm(trail[-1] - trail[0]) > 1e-3
