@@ -100,3 +100,29 @@ def test_simulation_result_of_a_free_floating_manipulator():
     np.testing.assert_allclose(q, result.q, rtol=0, atol=0.5e-6 * np.abs(result.q).max() + 1e-15)
     trail = np.array(scene.data["trail"]).reshape(-1, 3)
     assert np.linalg.norm(trail[-1] - trail[0]) > 1e-3
+
+
+def test_prescribed_root_moves_with_time(browser, tmp_path):
+    # a root whose motion is a function of time (prescribed_root): the page gets its pose at every
+    # frame; oracle: the library's forward kinematics at the same (q, t)
+    from satdyn.multibody import prescribed_root
+    from satdyn.multibody.kinematics import forward_kinematics
+    from satdyn.spatial import dcm_from_euler
+
+    def motion(t):
+        return (np.array([0.3 * t, 0.0, 0.1 * t]), dcm_from_euler(np.array([0.0, 0.0, 0.5 * t])), np.zeros(6), np.zeros(6))
+
+    b = ModelBuilder(name="carried")
+    b.add_body(body("base", 10.0, inertia=np.eye(3), ports={"p": [0.5, 0, 0]}), prescribed_root(motion))
+    b.add_body(body("link", 1.0, com=[0.3, 0, 0], inertia=0.01 * np.eye(3)), revolute_joint("j", [0, 0, 1.0]),
+               parent="base", port="p")
+    model = b.build()
+    t = np.linspace(0.0, 2.0, 5)
+    q = np.sin(t)[:, None]
+    path = viz.trajectory(model, t, q).save(tmp_path / "carried.html")
+    (_, state), = browser.render(path, ["t=1.5&ui=0"])
+    kin = forward_kinematics(model, q[3:4], np.zeros((1, model.nv)), 1.5)
+    want = np.stack([np.broadcast_to(r, (1, 3))[0] for r in kin.r_world])
+    # 9 significant digits for the root pose, 7 for q (|q| <= 1): 1e-6 m covers both
+    np.testing.assert_allclose(np.array(state["positions"]), want, atol=1e-6)
+    assert np.linalg.norm(want[0] - motion(0.0)[0]) > 0.1          # the root did move

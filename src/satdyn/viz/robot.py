@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..multibody import body_poses
+from ..multibody.kinematics import forward_kinematics
 from .scene import Scene, VizInputError, fit_camera, rounded
 from .urdf_visuals import Visual, urdf_joint_limits, urdf_visuals
 
@@ -87,7 +88,7 @@ def _joint_entry(model, i, t0):
     joint = model.joints[i]
     kind = joint.kind
     R0, p0 = np.asarray(joint.rotation, dtype=float), np.asarray(joint.position, dtype=float)
-    if kind == "prescribed":                       # shown at its pose at t0 (the tree view has no time)
+    if kind == "prescribed":                       # its pose at t0 (a trajectory sends it at every frame)
         p0, R0 = (np.asarray(x, dtype=float) for x in joint.motion(t0)[:2])
         kind = "fixed"
     elif kind in ("weld", "fixed"):
@@ -145,9 +146,37 @@ def _visuals_and_limits(model, urdf, package_dirs):
     return visuals, urdf_joint_limits(urdf)
 
 
-def _bounds(model, visuals, qs):
-    """Box around every shape's corners over the configurations ``qs`` (K, nq)."""
-    pos, dcm = body_poses(model, qs)                                     # (K, nb, 3), (K, nb, 3, 3)
+def _is_prescribed(model) -> bool:
+    return model.joints[0].kind == "prescribed"
+
+
+def _world_poses(model, qs, times=None):
+    """Body origins (K, nb, 3) and attitudes (K, nb, 3, 3) at the configurations ``qs`` (K, nq);
+    a prescribed root at ``times`` (K,) (at t = 0 without times)."""
+    if not _is_prescribed(model) or times is None:
+        return body_poses(model, qs)
+    pos, dcm = [], []
+    for q, t in zip(qs, times):
+        kin = forward_kinematics(model, q[None], np.zeros((1, model.nv)), float(t))
+        pos.append(np.stack([r[0] for r in kin.r_world]))
+        dcm.append(np.stack([np.broadcast_to(R, (1, 3, 3))[0] for R in kin.R_world]))
+    return np.array(pos), np.array(dcm)
+
+
+def _root_frames(model, times) -> list:
+    """A prescribed root's pose at each time, flat (T, 12): ``P_{a/i}`` row-major then position [m]."""
+    if not _is_prescribed(model):
+        return []
+    frames = []
+    for t in times:
+        position, P = model.joints[0].motion(float(t))[:2]
+        frames.append(np.concatenate([np.asarray(P, dtype=float).ravel(), np.asarray(position, dtype=float).ravel()]))
+    return rounded(np.array(frames), 9)
+
+
+def _bounds(model, visuals, qs, times=None):
+    """Box around every shape's corners over the configurations ``qs`` (K, nq) (at ``times``)."""
+    pos, dcm = _world_poses(model, qs, times)                            # (K, nb, 3), (K, nb, 3, 3)
     points = [pos.reshape(-1, 3)]
     for i, b in enumerate(model.bodies):
         for v in visuals.get(b.name, []):
@@ -238,10 +267,12 @@ def trajectory(model, t, q=None, *, urdf=None, package_dirs=(), trail_body=None,
         keep = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
         times, qs = times[keep], qs[keep]
     visuals, limits = _visuals_and_limits(model, urdf, package_dirs)
-    lo, hi = _bounds(model, visuals, qs)
+    lo, hi = _bounds(model, visuals, qs, times)
     tree = _tree(model, visuals, qs[0], limits, t0=float(times[0]), mimics=mimics)
-    data = {"tree": tree, "times": rounded(times, 9), "q": rounded(qs, 7), "trail": []}
+    data = {"tree": tree, "times": rounded(times, 9), "q": rounded(qs, 7), "trail": [],
+            "root": _root_frames(model, times)}
     if trail_body is not False:
-        index = (0 if model.is_floating else model.n_bodies - 1) if trail_body is None else model.body_index(trail_body)
-        data["trail"] = rounded(body_poses(model, qs)[0][:, index, :], 7)
+        moving_root = model.is_floating or _is_prescribed(model)
+        index = (0 if moving_root else model.n_bodies - 1) if trail_body is None else model.body_index(trail_body)
+        data["trail"] = rounded(_world_poses(model, qs, times)[0][:, index, :], 7)
     return Scene("trajectory", data, title=title or f"{model.name}: trajectory", camera=fit_camera(lo, hi))

@@ -166,12 +166,13 @@
 
   // ---------------------------------------------------------------- multibody trees (robot, trajectory)
   // Forward kinematics of the tree, the joint kinds of satdyn.multibody.joints.joint_placement.
-  function forwardKinematics(bodies, q, mimics) {
+  function forwardKinematics(bodies, q, mimics, root) {
     (mimics || []).forEach(function (m) { q[m.index] = m.multiplier * q[m.master] + m.offset; });
     const Rw = [], pw = [];
     for (let i = 0; i < bodies.length; i++) {
       const j = bodies[i].joint, k = j.q;
       let R = j.R0, p = j.p0;
+      if (i === 0 && root) { R = root.R; p = root.p; }        // a prescribed root's pose at this time
       if (j.kind === "revolute") R = mul3(j.R0, axisAngle(j.axis, q[k]));
       else if (j.kind === "prismatic") { const d = apply3(j.R0, j.axis); p = [p[0] + q[k] * d[0], p[1] + q[k] * d[1], p[2] + q[k] * d[2]]; }
       else if (j.kind === "spherical") R = mul3(j.R0, quatMatrix(q[k], q[k + 1], q[k + 2], q[k + 3]));
@@ -213,8 +214,8 @@
       return f;
     });
     return {
-      pose: function (q) {
-        const fk = forwardKinematics(tree.bodies, q, tree.mimics);
+      pose: function (q, root) {
+        const fk = forwardKinematics(tree.bodies, q, tree.mimics, root);
         frames.forEach(function (f, i) { setPose(f, fk.R[i], fk.p[i]); });
         return fk;
       },
@@ -326,13 +327,27 @@
     [0.1, 0.25, 0.5, 1, 2, 5, 10].forEach(function (s) { el("option", { value: s, text: s + "x" }, speedSel); });
     speedSel.value = 1;
     speedSel.addEventListener("change", function () { speed = Number(speedSel.value); });
-    function qAt(time) {            // linear in q, quaternions renormalised by the kinematics
+    function bracket(time) {
       let lo = 0, hi = frames - 1;
       while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= time) lo = mid; else hi = mid; }
       const span = times[hi] - times[lo], f = span > 0 ? Math.max(0, Math.min(1, (time - times[lo]) / span)) : 0;
+      return { lo: lo, hi: hi, f: f };
+    }
+    function qAt(b) {               // linear in q, quaternions renormalised by the kinematics
       const q = new Array(nq);
-      for (let i = 0; i < nq; i++) q[i] = (1 - f) * DATA.q[lo * nq + i] + f * DATA.q[hi * nq + i];
+      for (let i = 0; i < nq; i++) q[i] = (1 - b.f) * DATA.q[b.lo * nq + i] + b.f * DATA.q[b.hi * nq + i];
       return q;
+    }
+    function rootAt(b) {            // prescribed root: linear in position and matrix, columns re-orthonormalised
+      if (!DATA.root || !DATA.root.length) return null;
+      const a = DATA.root.slice(12 * b.lo, 12 * b.lo + 12), c = DATA.root.slice(12 * b.hi, 12 * b.hi + 12);
+      const m = a.map(function (x, i) { return (1 - b.f) * x + b.f * c[i]; });
+      const col = function (j) { return [m[j], m[3 + j], m[6 + j]]; };
+      const unit = function (v) { const n = Math.hypot(v[0], v[1], v[2]) || 1; return [v[0] / n, v[1] / n, v[2] / n]; };
+      const x = unit(col(0)), y0 = col(1), d = x[0] * y0[0] + x[1] * y0[1] + x[2] * y0[2];
+      const y = unit([y0[0] - d * x[0], y0[1] - d * x[1], y0[2] - d * x[2]]);
+      const z = [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]];
+      return { R: [x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]], p: [m[9], m[10], m[11]] };
     }
     let last = performance.now();
     update = function () {
@@ -343,7 +358,8 @@
         timeSlider.set(t);
       }
       last = now;
-      Object.assign(state, treeState(tree.pose(qAt(t))));
+      const b = bracket(t);
+      Object.assign(state, treeState(tree.pose(qAt(b), rootAt(b))));
       state.t = t;
     };
   } else if (DATA.kind === "assembly") {
