@@ -59,7 +59,8 @@ class Browser:
         def fds():
             # in the child: the pipe ends onto fds 3 and 4, where Chromium expects them (moved
             # above 10 first, in case either already sits on 3 or 4); close_fds=False because
-            # subprocess would close 3 and 4 after this hook (Python's own fds are not inherited)
+            # subprocess would close 3 and 4 after this hook (Python's own fds are not inherited);
+            # only fcntl/dup2 here (async-signal-safe), so the hook is safe in a threaded parent
             high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_chrome, from_chrome)]
             os.dup2(high[0], 3)
             os.dup2(high[1], 4)
