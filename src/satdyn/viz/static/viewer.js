@@ -106,7 +106,7 @@
     el("span", { text: fmt(lo, 3) }, labels); el("span", { text: fmt(hi, 3) }, labels);
   }
   function slider(label, min, max, step, value, oninput) {
-    const lab = el("label", { text: label });
+    const lab = el("label", { class: "row", text: label });
     const out = el("span", { class: "value" }, lab);
     const input = el("input", { type: "range", min: min, max: max, step: step });
     input.value = value;
