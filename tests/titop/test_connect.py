@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from satdyn.titop import ConnectionError, connect, frame_change, rigid_body
+from satdyn.titop import PortConnectionError, connect, frame_change, rigid_body
 
 
 def _bodies():
@@ -22,23 +22,23 @@ def test_valid_wiring():
 
 def test_acceleration_to_wrench_refused():
     hub, arm, K = _bodies()
-    with pytest.raises(ConnectionError, match=r"'K\.child'.*'B\.P'|acceleration -> wrench"):
+    with pytest.raises(PortConnectionError, match=r"'K\.child'.*'B\.P'|acceleration -> wrench"):
         connect([hub, K, arm], [("K.child", "B.P"), ("K.parent", "A.P")], external=["B.G"])
 
 
 def test_frame_mismatch_refused():
     hub, arm, _ = _bodies()
-    with pytest.raises(ConnectionError, match=r"frame mismatch: 'B\.P' is in frame 'b' but 'A\.P' in 'a'"):
+    with pytest.raises(PortConnectionError, match=r"frame mismatch: 'B\.P' is in frame 'b' but 'A\.P' in 'a'"):
         connect([hub, arm], [("B.P", "A.P")], external=["B.G"])
 
 
 def test_dangling_and_double_refused():
     hub, arm, K = _bodies()
-    with pytest.raises(ConnectionError, match=r"dangling ports.*'A\.P'"):
+    with pytest.raises(PortConnectionError, match=r"dangling ports.*'A\.P'"):
         connect([hub, K, arm], [("B.P", "K.parent")], external=["B.G", "K.child"])
-    with pytest.raises(ConnectionError, match=r"'B\.P' is used twice"):
+    with pytest.raises(PortConnectionError, match=r"'B\.P' is used twice"):
         connect([hub, K, arm], [("B.P", "K.parent"), ("B.P", "A.P")], external=["B.G"])
-    with pytest.raises(ConnectionError, match="unknown model 'X'"):
+    with pytest.raises(PortConnectionError, match="unknown model 'X'"):
         connect([hub], [("X.P", "B.P")])
-    with pytest.raises(ConnectionError, match="two models named 'B'"):
+    with pytest.raises(PortConnectionError, match="two models named 'B'"):
         connect([hub, hub], [])

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import SatdynInputError
 from ..spatial import skew
 from .element import DOF_PER_NODE
 
@@ -37,7 +38,7 @@ AUTO_MODES = {"max_frequency_hz": 20.0, "min_modes": 6, "max_modes": 20}
 RESIDUAL_RTOL = 1e-9
 
 
-class ResidualMassError(ValueError):
+class ResidualMassError(SatdynInputError):
     """The residual mass D_P - L_P^T L_P of the reduced data is not positive definite."""
 
 

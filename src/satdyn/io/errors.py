@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .._validation import SatdynInputError
+
 __all__ = ["ModelFileError", "format_key_path"]
 
 
@@ -16,7 +18,7 @@ def format_key_path(path) -> str:
     return out or "<root>"
 
 
-class ModelFileError(ValueError):
+class ModelFileError(SatdynInputError):
     """A model or modal-data file that does not describe a valid model.
 
     Attributes

@@ -329,7 +329,7 @@ def flexible_data(spec: ModelSpec, i: int):
 def build_model(spec: ModelSpec) -> BuiltModel:
     """Build the blocks of a validated description and connect them (module docstring)."""
     from .modal import ModalTable
-    from ..titop import (ConnectionError, actuated_revolute_joint, connect, flexible_body, frame_change,
+    from ..titop import (PortConnectionError, actuated_revolute_joint, connect, flexible_body, frame_change,
                          prismatic_joint, revolute_joint, rigid_body)
 
     if not isinstance(spec, ModelSpec):
@@ -393,7 +393,7 @@ def build_model(spec: ModelSpec) -> BuiltModel:
                          external=doc.get("external", []), free=doc.get("free", []),
                          inputs=doc.get("inputs", []), outputs=doc.get("outputs", []),
                          disturbances=doc.get("disturbances"), name=doc["name"])
-    except ConnectionError as exc:
+    except PortConnectionError as exc:
         raise spec.error(_connection_path(doc, str(exc)), str(exc)) from None
     except ValueError as exc:
         raise spec.error("connections", str(exc)) from None

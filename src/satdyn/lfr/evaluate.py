@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import SatdynInputError
 from . import _core
 from ._batch import _SUPERBLOCK, _close_batch, _directions, _inverse_with_rcond, _schedule  # noqa: F401 (tests use them)
 from .batch import StateSpaceBatch, batch_freqresp
@@ -39,7 +40,7 @@ _CACHE_BYTES = 1.5e6
 _DENSE_POINT_MAX = 400  # single points: dense LAPACK up to this many channels (O(n^3))
 
 
-class IllPosedError(ValueError):
+class IllPosedError(SatdynInputError):
     """The LFR is ill posed (I - M11 Delta singular) at the requested parameter point."""
 
 

@@ -6,7 +6,7 @@ uncertain or varying (:mod:`satdyn.lfr`), and :func:`connect` assembles the bloc
 one LFR with named external ports.  See docs/titop.md.
 """
 
-from .connect import ConnectionError, connect
+from .connect import PortConnectionError, connect
 from .flexible import ResidualMassWarning, flexible_body, residual_mass
 from .joints import actuated_revolute_joint, frame_change, joint_dcm, prismatic_joint, revolute_joint
 from .ports import ACC, WRENCH, Port, PortModel
@@ -16,5 +16,5 @@ __all__ = [
     "Port", "PortModel", "ACC", "WRENCH",
     "rigid_body", "invert_port", "flexible_body", "residual_mass", "ResidualMassWarning",
     "frame_change", "revolute_joint", "actuated_revolute_joint", "prismatic_joint", "joint_dcm",
-    "connect", "ConnectionError",
+    "connect", "PortConnectionError",
 ]

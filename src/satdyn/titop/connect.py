@@ -29,25 +29,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import SatdynInputError
 from ..lfr import as_lfr, interconnect
 from .ports import ACC, WRENCH, PortModel, port_signals
 
-__all__ = ["connect", "ConnectionError"]
+__all__ = ["connect", "PortConnectionError"]
 
 
-class ConnectionError(ValueError):  # noqa: A001 - a ValueError subclass with a precise name
+class PortConnectionError(SatdynInputError):
     """A port wiring that violates the connection rule."""
 
 
 def _lookup(models: dict, key: str):
     if not isinstance(key, str) or "." not in key:
-        raise ConnectionError(f"port reference must be '<model>.<port>'; got {key!r}")
+        raise PortConnectionError(f"port reference must be '<model>.<port>'; got {key!r}")
     mname, pname = key.split(".", 1)
     if mname not in models:
-        raise ConnectionError(f"unknown model {mname!r} in port reference {key!r}; models: {sorted(models)}")
+        raise PortConnectionError(f"unknown model {mname!r} in port reference {key!r}; models: {sorted(models)}")
     m = models[mname]
     if pname not in m.ports:
-        raise ConnectionError(f"model {mname!r} has no port {pname!r}; ports: {sorted(m.ports)}")
+        raise PortConnectionError(f"model {mname!r} has no port {pname!r}; ports: {sorted(m.ports)}")
     return m.ports[pname]
 
 
@@ -62,14 +63,14 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
         if not isinstance(m, PortModel):
             raise TypeError(f"connect: models must be PortModel; got {type(m).__name__}")
         if m.name in by_name:
-            raise ConnectionError(f"connect: two models named {m.name!r}")
+            raise PortConnectionError(f"connect: two models named {m.name!r}")
         by_name[m.name] = m
     used: dict[str, str] = {}
 
     def use(key, how):
         p = _lookup(by_name, key)
         if p.key in used:
-            raise ConnectionError(f"port {p.key!r} is used twice ({used[p.key]} and {how})")
+            raise PortConnectionError(f"port {p.key!r} is used twice ({used[p.key]} and {how})")
         used[p.key] = how
         return p
 
@@ -80,14 +81,14 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
         parent = use(item[0], f"connection {tuple(item)}")
         child = use(item[1], f"connection {tuple(item)}")
         if parent.kind != "inverse" or child.kind != "direct":
-            raise ConnectionError(
+            raise PortConnectionError(
                 f"cannot connect {parent.key!r} ({parent.kind}: outputs "
                 f"{'acceleration' if parent.kind == 'inverse' else 'wrench'}) to {child.key!r} "
                 f"({child.kind}: expects {'acceleration' if child.kind == 'direct' else 'wrench'}): "
                 "a parent's inverse port (acceleration out) must drive a child's direct port "
                 "(acceleration in); acceleration -> wrench wiring is refused")
         if parent.frame != child.frame:
-            raise ConnectionError(
+            raise PortConnectionError(
                 f"frame mismatch: {parent.key!r} is in frame {parent.frame!r} but {child.key!r} in "
                 f"{child.frame!r}; insert a frame_change block")
         for i in range(6):
@@ -97,7 +98,7 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
     free_ports = [use(k, "free") for k in free]
     dangling = [p.key for m in models for p in m.ports.values() if p.key not in used]
     if dangling:
-        raise ConnectionError(f"dangling ports (neither connected, external nor free): {dangling}")
+        raise PortConnectionError(f"dangling ports (neither connected, external nor free): {dangling}")
 
     blocks = [m.lfr for m in models]
     ext_in, ext_out, dist_in = [], [], []
@@ -105,9 +106,9 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
     for key, dname in disturbances.items():
         p = _lookup(by_name, key)
         if p.input_quantity != WRENCH:
-            raise ConnectionError(f"disturbance at {p.key!r}: only an inverse port has a wrench input")
+            raise PortConnectionError(f"disturbance at {p.key!r}: only an inverse port has a wrench input")
         if used.get(p.key) == "free":
-            raise ConnectionError(f"disturbance at {p.key!r}: the port is free")
+            raise PortConnectionError(f"disturbance at {p.key!r}: the port is free")
         src = as_lfr(np.eye(6)).rename(inputs=[(dname, 6)], outputs=[(f"{dname}:through", 6)])
         blocks.append(src)
         dist_in.append(dname)
@@ -131,7 +132,7 @@ def connect(models, connections=(), *, external=(), free=(), inputs=(), outputs=
     for m in models:
         for s in m.lfr.input_names:
             if s not in connected and s not in allowed_zero:
-                raise ConnectionError(f"input signal {s!r} of model {m.name!r} is not driven; "
+                raise PortConnectionError(f"input signal {s!r} of model {m.name!r} is not driven; "
                                       "list it in `inputs` or connect its port")
     ports = {}
     for p in ext_ports:

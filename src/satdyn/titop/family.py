@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..lfr import StateSpaceBatch
-from .connect import ConnectionError, _lookup, connect
+from .connect import PortConnectionError, _lookup, connect
 from .ports import PortModel, port_signals
 
 __all__ = ["SplitAssembly", "split_assembly"]
@@ -102,7 +102,7 @@ def split_assembly(models, connections=(), *, separate=(), external=(), free=(),
     for parent_key, child_key in connections:
         pm, cm = parent_key.split(".", 1)[0], child_key.split(".", 1)[0]
         if pm in sep_names and cm in sep_names:
-            raise ConnectionError(f"split_assembly: {parent_key!r} -> {child_key!r} joins two separate models")
+            raise PortConnectionError(f"split_assembly: {parent_key!r} -> {child_key!r} joins two separate models")
         if pm in sep_names:
             cut_ports.append((_lookup(by_name, child_key), _lookup(by_name, parent_key)))
         elif cm in sep_names:
@@ -114,7 +114,7 @@ def split_assembly(models, connections=(), *, separate=(), external=(), free=(),
     for m in sep:
         for p in m.ports.values():
             if p.key not in sep_free and not any(sp.key == p.key for _, sp in cut_ports):
-                raise ConnectionError(f"split_assembly: port {p.key!r} of a separate model is neither cut nor free")
+                raise PortConnectionError(f"split_assembly: port {p.key!r} of a separate model is neither cut nor free")
     rest = connect(rest_models, inner, external=list(external) + [rp.key for rp, _ in cut_ports],
                    free=rest_free, disturbances=disturbances, name=name)
     ext_ports = [_lookup(by_name, e) for e in external]

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import SatdynInputError
+
 __all__ = ["Scene", "VizInputError", "fit_camera"]
 
 SIGNIFICANT_DIGITS = 6
@@ -26,7 +28,7 @@ DEFAULT_VIEW_DIRECTION = (1.0, -1.6, 1.2)     # from the target towards the eye:
 KINDS = ("modes", "robot", "trajectory", "assembly")
 
 
-class VizInputError(ValueError):
+class VizInputError(SatdynInputError):
     """Bad input to a satdyn.viz view (names the argument and what was expected)."""
 
 

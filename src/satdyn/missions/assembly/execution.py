@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..._validation import SatdynInputError
 from ...fe.family import CacheWarning
 from ...runtime import limit_blas_threads, progress
 from .evaluation import HalfEdgeEvaluator, HalfMetrics
@@ -54,7 +55,7 @@ _PARENT_POLL_SECONDS = 1.0
 CONNECT_TIMEOUT = 10.0           # default seconds to reach a Dask scheduler
 
 
-class SchedulerUnreachableError(ValueError):
+class SchedulerUnreachableError(SatdynInputError):
     """The Dask scheduler address cannot be reached (or is not an address)."""
 
 
