@@ -17,21 +17,57 @@ communicating. Modules (one concept each):
 * :mod:`.studies` -- the tug-limits comparison and the gain-sensitivity sweep.
 """
 
-from .client import (N_PARAMETERS, PARAMETER_NAMES, ClientParams, HingeParams, LinkParams, TableResolutions,
-                     client_from_table)
-from .controllers import (CONTROLLER_KINDS, ControllerGains, DesiredPose, TugController, lyapunov, lyapunov_rate,
-                          make_tugs, measure, reference_velocity, tug_command)
-from .dynamics import (angular_momentum, coriolis_matrix, damping_matrix, energy, forward_dynamics,
-                       friction_force, generalized_force, grasp_map, grasp_twists, hinge_angle, hinge_rate,
-                       kinetic_energy, linear_momentum, mass_matrix, spring_force)
-from .experiments import (DetumblingExperiment, DetumblingStudy, RunMetrics, detumbling_experiment,
-                          detumbling_study, run_metrics)
+from .client import (
+                     N_PARAMETERS,
+                     PARAMETER_NAMES,
+                     ClientParams,
+                     HingeParams,
+                     LinkParams,
+                     TableResolutions,
+                     client_from_table,
+)
+from .controllers import (
+                     CONTROLLER_KINDS,
+                     ControllerGains,
+                     DesiredPose,
+                     TugController,
+                     lyapunov,
+                     lyapunov_rate,
+                     make_tugs,
+                     measure,
+                     reference_velocity,
+                     tug_command,
+)
+from .dynamics import (
+                     angular_momentum,
+                     coriolis_matrix,
+                     damping_matrix,
+                     energy,
+                     forward_dynamics,
+                     friction_force,
+                     generalized_force,
+                     grasp_map,
+                     grasp_twists,
+                     hinge_angle,
+                     hinge_rate,
+                     kinetic_energy,
+                     linear_momentum,
+                     mass_matrix,
+                     spring_force,
+)
+from .experiments import DetumblingExperiment, RunMetrics, detumbling_experiment, run_metrics
 from .projection import ParameterSet, physical_parameter_set
-from .regressors import (composite_regressor, full_regressor, grasp_regressor, link_regressor,
-                         rigid_regressor)
+from .regressors import composite_regressor, full_regressor, grasp_regressor, link_regressor, rigid_regressor
 from .scenario import InitialState, Scenario, SimulationOptions, load_scenario, paper_scenario
 from .simulate import DetumblingRun, closed_loop, simulate, simulate_free_motion
-from .studies import GainSweep, TugLimitsComparison, gain_sweep, tug_limits_comparison
+from .studies import (
+                     DetumblingStudy,
+                     GainSweep,
+                     TugLimitsComparison,
+                     detumbling_study,
+                     gain_sweep,
+                     tug_limits_comparison,
+)
 from .tugs import TugModel, with_tug_masses
 
 __all__ = [

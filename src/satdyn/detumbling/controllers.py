@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..spatial import vee
-from .client import N_PARAMETERS, LINK_PARAMETER_SLICES, ClientParams, HingeParams
+from .client import LINK_PARAMETER_SLICES, N_PARAMETERS, ClientParams, HingeParams
 from .dynamics import _cross, damping_matrix, mass_matrix
 from .projection import ParameterSet
 from .regressors import composite_regressor, full_regressor, rigid_regressor

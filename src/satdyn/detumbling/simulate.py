@@ -25,13 +25,12 @@ from scipy.integrate import solve_ivp
 
 from ..spatial import dcm_from_quaternion, quaternion_derivative, so3_log
 from .client import ClientParams
-from .controllers import (DesiredPose, TugController, initial_estimates, make_tugs, measure, true_estimates,
-                          tug_command)
+from .controllers import DesiredPose, TugController, initial_estimates, make_tugs, measure, true_estimates, tug_command
 from .dynamics import damping_matrix, forward_dynamics, generalized_force, grasp_twists, mass_matrix
 from .kernel import make_fused_rhs, supports_fused
 from .projection import ParameterSet
-from .tugs import TugModel, with_tug_masses
 from .scenario import InitialState, Scenario, SimulationOptions
+from .tugs import TugModel, with_tug_masses
 
 __all__ = ["ClosedLoop", "DetumblingRun", "closed_loop", "initial_state_vector", "unpack_state",
            "closed_loop_outputs", "closed_loop_rhs", "simulate", "simulate_free_motion"]

@@ -10,17 +10,26 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..runtime import limit_blas_threads, progress as progress_bar
-from .experiments import RunMetrics, run_metrics
+from ..runtime import limit_blas_threads
+from ..runtime import progress as progress_bar
+from .experiments import (
+    DetumblingExperiment,
+    RunMetrics,
+    _named_grasps,
+    _named_parameters,
+    detumbling_experiment,
+    run_metrics,
+)
 from .scenario import Scenario
-from .simulate import simulate
+from .simulate import DetumblingRun, simulate
 from .tugs import TugModel
 
-__all__ = ["TugLimitsComparison", "tug_limits_comparison", "GainSweep", "gain_sweep", "SWEEP_GRIDS",
+__all__ = ["DetumblingStudy", "detumbling_study", "TugLimitsComparison", "tug_limits_comparison", "GainSweep",
+           "gain_sweep", "SWEEP_GRIDS",
            "DEFAULT_TUG"]
 
 DEFAULT_TUG = TugModel(mass=20.0, inertia=np.diag([2.0, 2.0, 2.0]), arm=1.0, max_thrust=20.0)
@@ -195,3 +204,100 @@ def gain_sweep(scenario: Scenario, K_scales=SWEEP_GRIDS["small"][0], Gamma_pi=SW
         if bar is not None:
             bar.close()
     return GainSweep(ks, gs, float(duration), settle, torque, force, metrics)
+
+
+@dataclass
+class DetumblingStudy:
+    """Result of ``satdyn detumbling``: the scenario's run, its metrics and the optional experiment.
+
+    ``to_dict()`` gives the JSON of the study: ``final``, ``settling_time_s``, ``V0``, ``VT``,
+    ``peak`` of the main run (keys of the issue), plus the scenario, the resolutions and the
+    experiment's metrics.
+    """
+
+    scenario: Scenario
+    run: DetumblingRun
+    metrics: RunMetrics
+    experiment: DetumblingExperiment | None = None
+    notes: list = field(default_factory=list)
+    tug_limits: object | None = None
+    sweep: object | None = None
+    projected: bool = False
+
+    def to_dict(self) -> dict:
+        m = self.metrics
+        sc = self.scenario
+        out = {
+            "final": m.final, "settling_time_s": m.settling_time_s, "V0": m.V0, "VT": m.VT, "peak": m.peak,
+            "controller": m.controller, "status": m.status, "duration_s": m.duration,
+            "max_V_increase": m.max_V_increase, "max_hinge_angle": m.max_hinge_angle,
+            "max_position_error": m.max_position_error, "wall_time_s": m.wall_time_s,
+            "rhs_evaluations": m.rhs_evaluations,
+            "scenario": {"name": sc.name, "resolutions": dataclasses.asdict(sc.resolutions),
+                         "gains": dataclasses.asdict(sc.gains), "estimate_fraction": sc.estimate_fraction,
+                         "parameters_true": _named_parameters(sc.client.parameters),
+                         "grasps_true_m": _named_grasps(sc.client.grasps)},
+            "estimates_final": {f"tug{i + 1}": {"parameters": _named_parameters(self.run.pi_hat[-1, i]),
+                                                "grasp_m": _named_grasps(self.run.d_hat[-1, i:i + 1])["tug1"]}
+                                for i in range(self.run.pi_hat.shape[1])},
+            "notes": list(self.notes),
+        }
+        out["parameter_projection"] = self.projected
+        if self.experiment is not None:
+            out["experiment"] = self.experiment.to_dict()
+        if self.tug_limits is not None:
+            out["tug_limits"] = self.tug_limits.to_dict()
+        if self.sweep is not None:
+            out["gain_sweep"] = self.sweep.to_dict()
+        return out
+
+
+def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: float | None = None,
+                     progress=None, bounds=None, tug=None, sweep_grid: str | None = None) -> DetumblingStudy:
+    """Run the scenario's controller and, with ``experiment=True``, the comparison and sweep.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    experiment : bool
+        Also run :func:`detumbling_experiment` (9 runs, reusing the main run when it is B).
+    duration : float, optional
+        Overrides the scenario horizon [s] (main run only).
+    progress : callable ``(label, t, T)``, optional
+    bounds : ParameterSet, optional
+        Parameter projection of the main run (:mod:`satdyn.detumbling.projection`).
+    tug : TugModel, optional
+        Also run :func:`tug_limits_comparison` with this tug.
+    sweep_grid : {"small", "large"}, optional
+        Also run :func:`gain_sweep` on this grid of ``SWEEP_GRIDS``.
+    """
+    if sweep_grid is not None and sweep_grid not in SWEEP_GRIDS:
+        raise ValueError(f"`sweep_grid` must be one of {tuple(SWEEP_GRIDS)}; got {sweep_grid!r}")
+    label = scenario.controller
+    cb = None if progress is None else (lambda t, T: progress(label, t, T))
+
+    with limit_blas_threads():        # small dense problems: BLAS threads only fight for cores
+        run = simulate(scenario, duration=duration, progress=cb, bounds=bounds)
+    notes = []
+    if run.status != "completed":
+        notes.append(f"{label}: stopped at t = {run.t[-1]:.2f} s, |theta*| reached pi - margin")
+    exp = None
+    if experiment:
+        reuse = {label: run} if duration is None else None
+        with limit_blas_threads():
+            exp = detumbling_experiment(scenario, progress=progress, reuse=reuse)
+        for lab, m in exp.metrics.items():
+            if m.status != "completed":
+                notes.append(f"{lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
+    limits = None
+    if tug is not None:
+        reuse = {"ideal": run} if label == "B" and bounds is None else None
+        limits = tug_limits_comparison(scenario, tug, duration=duration, progress=progress, reuse=reuse)
+        for lab, m in limits.metrics.items():
+            if m.status != "completed":
+                notes.append(f"tug limits, {lab}: stopped at t = {m.duration:.2f} s, |theta*| reached pi - margin")
+    sweep = None
+    if sweep_grid is not None:
+        K_scales, Gamma_pi, horizon = SWEEP_GRIDS[sweep_grid]
+        sweep = gain_sweep(scenario, K_scales, Gamma_pi, duration=horizon)
+    return DetumblingStudy(scenario, run, run_metrics(run), exp, notes, limits, sweep, bounds is not None)
