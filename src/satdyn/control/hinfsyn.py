@@ -152,10 +152,13 @@ def _pbh_fails(A, B, unstable_only):
     n = A.shape[0]
     scale = max(np.linalg.norm(A, 1), 1.0)
     bad = []
+    # the same notion of "on the axis" as the Riccati solver (satdyn.control._riccati):
+    # rounding of order 1000 eps ||A||, or 1e-8 relative to |lambda|
     for lam in np.linalg.eigvals(A):
-        if unstable_only and lam.real < -1e-9 * scale:
+        margin = 1e-8 * abs(lam) + 1e3 * np.finfo(float).eps * scale
+        if unstable_only and lam.real < -margin:
             continue
-        if not unstable_only and abs(lam.real) > 1e-7 * scale:
+        if not unstable_only and abs(lam.real) > margin:
             continue
         s = np.linalg.svd(np.hstack([A - lam * np.eye(n), B]), compute_uv=False)
         if s[-1] <= 1e-9 * max(scale, np.linalg.norm(B, 1)):
