@@ -13,6 +13,8 @@ the "optimal" 3rd-order scaling (8.144) d(s) = 2e-3 (s + 1000)(s + 0.25)(s + 0.0
 ((s + 0.013)(s + 0.67 +- 0.56 j)) the level 0.9737 (the book's mu-optimal value).
 """
 
+import itertools
+
 import control
 import numpy as np
 import pytest
@@ -100,7 +102,7 @@ def test_mu_non_increasing_up_to_fit(dk_result):
     # and mu_{i+1}(w) <= sigma_max(D M_{i+1} D^-1)(jw) <= gamma_{i+1} (mussv minimises over D at
     # each frequency, to its accuracy 1e-4). fit_level_i / mu_i - 1 is the fit's own tolerance.
     its = dk_result.iterations
-    for prev, nxt in zip(its[:-1], its[1:]):
+    for prev, nxt in itertools.pairwise(its):
         assert prev.fit_level >= prev.mu_peak * (1 - 1e-3)     # a fit cannot beat the optimum
         assert nxt.gamma <= prev.fit_level * (1 + 1e-3) * (1 + 1e-9)
         assert nxt.mu_peak <= nxt.gamma * (1 + 1e-3)
@@ -137,8 +139,9 @@ def test_final_mu_certified_on_closed_loop(dk_result):
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 def test_fit_recovers_stable_minimum_phase_magnitude(order):
     # Compared with: the magnitude of a known stable minimum-phase d(s) of the same order
-    # (exact data): the log-magnitude least squares must recover it to 1e-4 rms (a loose bound on the trust-region solver's
-    # stopping tolerances on exact data), and the fit must be stable and minimum phase (by construction).
+    # (exact data): the log-magnitude least squares must recover it to 1e-4 rms (a loose bound
+    # on the trust-region solver's stopping tolerances on exact data), and the fit must be
+    # stable and minimum phase (by construction).
     rng = np.random.default_rng(order)
     zeros = -np.exp(rng.uniform(-4, 2, order))
     poles = -np.exp(rng.uniform(-4, 2, order))

@@ -43,7 +43,7 @@ from satdyn.robust import hinfnorm
 
 from ._riccati import stabilizing_solution
 
-__all__ = ["hinfsyn", "HinfsynResult", "GammaStep", "SynthesisInputError", "SynthesisFailure"]
+__all__ = ["GammaStep", "HinfsynResult", "SynthesisFailure", "SynthesisInputError", "hinfsyn"]
 
 # Relative tolerance of the rank tests (singular values below it times the largest count as
 # zero): well above eps so that data rounded to a few digits is still recognised as rank

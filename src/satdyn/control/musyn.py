@@ -46,7 +46,7 @@ from satdyn.robust.structure import BlockStructure, full_block
 
 from .hinfsyn import SynthesisInputError, hinfsyn
 
-__all__ = ["musyn", "MusynResult", "MusynIteration", "DScaleFit", "fit_magnitude"]
+__all__ = ["DScaleFit", "MusynIteration", "MusynResult", "fit_magnitude", "musyn"]
 
 
 @dataclass(frozen=True)
