@@ -59,7 +59,12 @@ def stabilizing_solution(H) -> RiccatiSolution:
     H = np.asarray(H, dtype=float)
     n = H.shape[0] // 2
     scale = max(np.linalg.norm(H, 1), 1e-300)
-    T, U, sdim = scipy.linalg.schur(H, output="real", sort="lhp")
+    try:
+        T, U, sdim = scipy.linalg.schur(H, output="real", sort="lhp")
+    except np.linalg.LinAlgError:
+        # LAPACK's reordering (trsen) refuses swaps it cannot do accurately: eigenvalues too
+        # close to each other across the imaginary axis
+        return RiccatiSolution(None, "the Schur reordering failed (eigenvalues too close to the imaginary axis)")
     eig = np.linalg.eigvals(T)  # quasi-triangular: cheap and the same spectrum as H
     if np.any(np.abs(eig.real) <= _AXIS_REL * np.abs(eig) + _AXIS_ABS * scale):
         return RiccatiSolution(None, "the Hamiltonian has eigenvalues on the imaginary axis")
