@@ -20,11 +20,11 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import control  # noqa: E402
-import numpy as np  # noqa: E402
-from slycot import sb10ad  # noqa: E402
+import control
+import numpy as np
+from slycot import sb10ad
 
-from satdyn.control.hinfsyn import hinfsyn  # noqa: E402
+from satdyn.control.hinfsyn import hinfsyn
 
 
 def random_plant(n, seed, m1=3, p1=3, m2=2, p2=2):
@@ -37,9 +37,9 @@ def random_plant(n, seed, m1=3, p1=3, m2=2, p2=2):
     return control.ss(A, B, C, D), p2, m2
 
 
-def timed(function):
+def timed(function, *args, **kwargs):
     t0 = time.perf_counter()
-    out = function()
+    out = function(*args, **kwargs)
     return out, time.perf_counter() - t0
 
 
@@ -54,10 +54,10 @@ def main():
         t_ours, t_ref, diffs = [], [], []
         for seed in range(args.seeds):
             P, nmeas, ncon = random_plant(n, seed)
-            ours, t1 = timed(lambda: hinfsyn(P, nmeas, ncon, tol=1e-3))
+            ours, t1 = timed(hinfsyn, P, nmeas, ncon, tol=1e-3)
             A, B, C, D = (np.asarray(M, float) for M in (P.A, P.B, P.C, P.D))
-            ref, t2 = timed(lambda: sb10ad(n, B.shape[1], C.shape[0], ncon, nmeas, 10 * ours.gamma,
-                                           A, B, C, D, job=1, gtol=1e-3))
+            ref, t2 = timed(sb10ad, n, B.shape[1], C.shape[0], ncon, nmeas, 10 * ours.gamma,
+                            A, B, C, D, job=1, gtol=1e-3)
             t_ours.append(t1)
             t_ref.append(t2)
             diffs.append(ours.gamma / ref[0] - 1)
