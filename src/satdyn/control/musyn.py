@@ -44,7 +44,7 @@ import scipy.optimize
 from satdyn.robust import hinfnorm, mussv
 from satdyn.robust.structure import BlockStructure, full_block
 
-from .hinfsyn import SynthesisInputError, hinfsyn
+from .hinfsyn import SynthesisFailure, SynthesisInputError, hinfsyn
 
 __all__ = ["DScaleFit", "MusynIteration", "MusynResult", "fit_magnitude", "musyn"]
 
@@ -104,6 +104,9 @@ class MusynResult:
     structure : BlockStructure      uncertainty blocks plus the performance block
     iterations : tuple of MusynIteration
     best_iteration : int
+    stopped : str
+        "" when all iterations ran; otherwise why a later K-step failed (the D-scaled plant
+        was infeasible numerically), the result then holds the iterations done before.
     """
 
     K: control.StateSpace
@@ -113,6 +116,7 @@ class MusynResult:
     structure: BlockStructure
     iterations: tuple
     best_iteration: int
+    stopped: str = ""
 
     @property
     def mu_history(self):
@@ -343,6 +347,7 @@ def musyn(P, structure, nmeas: int, ncon: int, *, frequencies=None, order: int =
     perf_w = P.ninputs - ncon - unc.m
     history = []
     fits = None
+    stopped = ""
     for _ in range(iterations):
         if fits is None:
             scaled = P
@@ -350,7 +355,13 @@ def musyn(P, structure, nmeas: int, ncon: int, *, frequencies=None, order: int =
             Dl = _diag_scalings(fits, unc, perf_z + nmeas, "z")
             Dr_inv = _diag_scalings(fits, unc, perf_w + ncon, "w")
             scaled = control.series(Dr_inv, P, Dl)
-        syn = hinfsyn(scaled, nmeas, ncon, tol=tol, name=name if fits is None else f"D-scaled {name}")
+        try:
+            syn = hinfsyn(scaled, nmeas, ncon, tol=tol, name=name if fits is None else f"D-scaled {name}")
+        except SynthesisFailure as exc:
+            if fits is None:
+                raise
+            stopped = f"iteration {len(history) + 1}: {exc}"   # keep what the earlier steps found
+            break
         CL = P.lft(syn.K, nu=ncon, ny=nmeas)
         M = _responses(CL, omega)
         bounds = mussv(M, full, omega, lower=False, accuracy=mu_accuracy)
@@ -372,4 +383,4 @@ def musyn(P, structure, nmeas: int, ncon: int, *, frequencies=None, order: int =
     K = history[best].K
     return MusynResult(K=K, mu_peak=history[best].mu_peak, CL=P.lft(K, nu=ncon, ny=nmeas),
                        frequencies=omega, structure=full, iterations=tuple(history),
-                       best_iteration=best)
+                       best_iteration=best, stopped=stopped)
