@@ -15,6 +15,7 @@ import json
 import math
 import os
 import pathlib
+import struct
 import sys
 from collections.abc import Mapping
 
@@ -163,7 +164,9 @@ class _Encoder:
         if type(obj) is float:
             if math.isfinite(obj):
                 return obj      # json writes repr(float): the shortest string that reads back exactly
-            return {_TAG: "float", "value": "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
+            # JSON has no such numbers; the bit pattern keeps a nan's sign and payload too
+            return {_TAG: "float", "value": "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf"),
+                    "bits": struct.pack(">d", obj).hex()}
         if type(obj) is complex:
             return {_TAG: "complex", "real": self.encode(obj.real, where), "imag": self.encode(obj.imag, where)}
         if isinstance(obj, np.ndarray):
@@ -347,6 +350,11 @@ class _Decoder:
     def _float(self, node, where):
         if node["value"] not in ("nan", "inf", "-inf"):
             self.fail(where, f"non-finite float must be 'nan', 'inf' or '-inf'; got {node['value']!r}")
+        if "bits" in node:
+            try:
+                return struct.unpack(">d", bytes.fromhex(node["bits"]))[0]
+            except (ValueError, TypeError, struct.error):
+                self.fail(where, f"'bits' must be 16 hexadecimal digits; got {node['bits']!r}")
         return float(node["value"])
 
     def _complex(self, node, where):

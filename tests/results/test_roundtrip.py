@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import math
 import pkgutil
+import struct
 
 import numpy as np
 import pytest
@@ -72,8 +72,7 @@ def assert_identical(a, b, where="result"):
     elif isinstance(a, np.generic):
         assert a.dtype == b.dtype and _same_bits(np.asarray(a), np.asarray(b)), f"{where}: {a!r} != {b!r}"
     elif isinstance(a, float):
-        assert math.isnan(a) and math.isnan(b) or (a == b and math.copysign(1, a) == math.copysign(1, b)), \
-            f"{where}: {a!r} != {b!r}"
+        assert struct.pack(">d", a) == struct.pack(">d", b), f"{where}: {a!r} != {b!r}"
     elif isinstance(a, complex):
         assert_identical(a.real, b.real, where + ".real")
         assert_identical(a.imag, b.imag, where + ".imag")
