@@ -21,9 +21,19 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["to_jsonable", "clean_float", "SIGNIFICANT_DIGITS",
-           "save", "load", "to_dict", "from_dict", "ResultsFileError", "UnsupportedValueError",
-           "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "SIGNIFICANT_DIGITS",
+    "ResultsFileError",
+    "UnsupportedValueError",
+    "clean_float",
+    "from_dict",
+    "load",
+    "save",
+    "to_dict",
+    "to_jsonable",
+]
 
 SIGNIFICANT_DIGITS = 12
 """Significant digits kept in results files: far beyond any study's accuracy, and enough to
@@ -222,7 +232,7 @@ class _Encoder:
         return {_TAG: "dataclass", "class": path, "fields": fields}
 
     def lfr(self, obj, where: str) -> dict:
-        node = {_TAG: "lfr", "A": self.array(obj.A, f"{where}.A"), "B": self.array(obj.B, f"{where}.B"),
+        node = {_TAG: "lfr", "class": _class_path(type(obj)), "A": self.array(obj.A, f"{where}.A"), "B": self.array(obj.B, f"{where}.B"),
                 "C": self.array(obj.C, f"{where}.C"), "D": self.array(obj.D, f"{where}.D"),
                 "blocks": self.encode(list(obj.blocks), f"{where}.blocks"),
                 "inputs": list(obj.input_names), "outputs": list(obj.output_names),
@@ -231,7 +241,7 @@ class _Encoder:
         # The documented constructor re-orders into its canonical form; an LFR built by internal
         # operations could in principle be in another order. Rebuild now and refuse rather than
         # write a file that would load as a different (if equivalent) LFR.
-        rebuilt = _build_lfr(np.array(obj.A), np.array(obj.B), np.array(obj.C), np.array(obj.D), list(obj.blocks),
+        rebuilt = _build_lfr(type(obj), np.array(obj.A), np.array(obj.B), np.array(obj.C), np.array(obj.D), list(obj.blocks),
                              node["inputs"], node["outputs"], node["input_groups"], node["output_groups"])
         if not _same_lfr(rebuilt, obj):
             raise UnsupportedValueError(
@@ -268,9 +278,13 @@ def _special_kind(obj):
     return None
 
 
-def _build_lfr(A, B, C, D, blocks, inputs, outputs, input_groups, output_groups):
-    from .lfr import LFR   # results sits beside the engines; the LFR class is only needed for LFR fields
-    lfr = LFR(A, B, C, D, blocks, inputs=list(inputs), outputs=list(outputs))
+_LFR_CLASS = "satdyn.lfr.lfr:LFR"
+
+
+def _build_lfr(cls, A, B, C, D, blocks, inputs, outputs, input_groups, output_groups):
+    # ``cls`` is satdyn's LFR, found like any stored class (this bottom-layer module imports no
+    # satdyn package itself): the documented constructor, then the documented group setter.
+    lfr = cls(A, B, C, D, blocks, inputs=list(inputs), outputs=list(outputs))
     if input_groups or output_groups:
         lfr = lfr.with_groups(inputs=input_groups, outputs=output_groups)
     return lfr
@@ -422,25 +436,32 @@ class _Decoder:
                    and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
         if missing:
             self.fail(where, f"{node['class']!r} needs field(s) {missing}, absent from the file")
-        # __init__ (with __post_init__'s checks and derived state) gets the init fields; the
-        # others (init=False) are set afterwards, as the frozen dataclass's own __init__ would.
-        try:
-            obj = cls(**{name: v for name, v in values.items() if fields[name].init})
-        except Exception as exc:
-            self.fail(where, f"{node['class']!r} refused the stored fields: {exc}")
+        # The class's own __init__ (so __post_init__ checks the values and builds any derived
+        # state) gets the init fields; then every stored field is set as written, init=False ones
+        # included (object.__setattr__, as a frozen dataclass's own __init__ does), so that a
+        # __post_init__ that normalises its input cannot change what was saved.
+        if cls.__dataclass_params__.init:
+            try:
+                obj = cls(**{name: v for name, v in values.items() if fields[name].init})
+            except (TypeError, ValueError) as exc:
+                self.fail(where, f"{node['class']!r} refused the stored fields: {exc}")
+        else:   # a hand-written __init__ of unknown signature: the fields are the state
+            obj = cls.__new__(cls)
         for name, value in values.items():
-            if not fields[name].init:
-                object.__setattr__(obj, name, value)
+            object.__setattr__(obj, name, value)
         return obj
 
     def _lfr(self, node, where):
+        if node["class"] != _LFR_CLASS:
+            self.fail(where, f"an 'lfr' node must name {_LFR_CLASS!r}; got {node['class']!r}")
+        cls = _resolve_class(node["class"], f"{self.source}: key {where!r}", {})
         blocks = self.decode(node["blocks"], f"{where}.blocks")
         mats = [self._ndarray(node[k], f"{where}.{k}") for k in "ABCD"]
-        return _build_lfr(*mats, blocks, node["inputs"], node["outputs"], node["input_groups"],
+        return _build_lfr(cls, *mats, blocks, node["inputs"], node["outputs"], node["input_groups"],
                           node["output_groups"])
 
     def _statespace(self, node, where):
-        import control   # python-control is a dependency of satdyn; imported only when a file holds one
+        import control  # python-control is a dependency of satdyn; imported only when a file holds one
         mats = [self._ndarray(node[k], f"{where}.{k}") for k in "ABCD"]
         return control.ss(*mats, self.decode(node["dt"], f"{where}.dt"), inputs=node["inputs"],
                           outputs=node["outputs"], states=node["states"], name=node["name"])

@@ -7,7 +7,6 @@ tolerance: the format claims to lose nothing). Hypothesis runs derandomized (fix
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import json
 import struct

@@ -57,8 +57,9 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def assert_identical(a, b, where="result"):
     """a and b are the same value, to the last bit (see the module docstring)."""
-    from satdyn.lfr import LFR
     import control
+
+    from satdyn.lfr import LFR
 
     assert type(a) is type(b), f"{where}: {type(a).__name__} != {type(b).__name__}"
     if isinstance(a, np.ndarray):
@@ -147,6 +148,7 @@ _covered("satdyn.robust.norms:HinfNorm")
 
 def test_hinfnorm(tmp_path):
     import control
+
     from satdyn.robust import hinfnorm
     roundtrip(hinfnorm(control.ss([[-1.0, 2.0], [-2.0, -1.0]], [[1.0], [0.0]], [[1.0, 0.0]], [[0.0]])), tmp_path)
 
@@ -181,7 +183,7 @@ _covered("satdyn.robust.wcgain:WorstCaseGainResult")
 
 
 def test_worst_case_gain(damping_problem, tmp_path):
-    from satdyn.lfr import ureal, ss
+    from satdyn.lfr import ss, ureal
     from satdyn.robust import worst_case_gain
     c = ureal("c", 1.0, plusminus=0.5)
     G = ss([[0, 1], [-1, -c]], [[0], [1]], [[1, 0]], [[0]])
@@ -204,6 +206,7 @@ _covered("satdyn.robust.margins:LoopMarginsResult", "satdyn.robust.margins:Margi
 
 def test_loop_margins(tmp_path):
     import control
+
     from satdyn.lfr import ss, ureal
     from satdyn.robust import loop_margins
     k = ureal("k", 1.0, percent=20)
@@ -303,6 +306,7 @@ _covered("satdyn.io.nastran:F06Results")
 
 def test_io_f06_results(tmp_path):
     from importlib.resources import files
+
     from satdyn.io import read_f06
     roundtrip(read_f06(files("satdyn") / "data" / "models" / "synthetic_array_beam.f06"), tmp_path)
 
