@@ -461,13 +461,13 @@ class _Decoder:
                           node["output_groups"])
 
     def _statespace(self, node, where):
-        import control  # python-control is a dependency of satdyn; imported only when a file holds one
+        import control  # a satdyn dependency, imported only when a file holds one (seconds of import time)
         mats = [self._ndarray(node[k], f"{where}.{k}") for k in "ABCD"]
         return control.ss(*mats, self.decode(node["dt"], f"{where}.dt"), inputs=node["inputs"],
                           outputs=node["outputs"], states=node["states"], name=node["name"])
 
     def _transferfunction(self, node, where):
-        import control
+        import control  # as above
         num = [[self._ndarray(p, f"{where}.num") for p in row] for row in node["num"]]
         den = [[self._ndarray(p, f"{where}.den") for p in row] for row in node["den"]]
         return control.tf(num, den, self.decode(node["dt"], f"{where}.dt"), inputs=node["inputs"],

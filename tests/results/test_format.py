@@ -203,3 +203,17 @@ def test_folder_form_and_the_rounded_results_json_are_distinct(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["result.json", "result.npz"]
     assert_identical(value, R.load(tmp_path / "out", classes=MINE))
     assert R.to_jsonable(value) == {"value": [0.333333333333], "label": "leaf"}
+
+
+def test_docs_page_example_runs(tmp_path, monkeypatch):
+    # docs/results.md's first example is executed (in a scratch folder) so it cannot drift.
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "results.md"
+    code = re.search(r"```python\n(.*?)```", page.read_text(), re.DOTALL).group(1)
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(compile(code, str(page), "exec"), namespace)  # noqa: S102 - the page's own example
+    assert (tmp_path / "out" / "margin.npz").is_file() and (tmp_path / "out" / "hinf" / "result.json").is_file()
+    assert namespace["norm"].value == 1.0     # |1/(s+1)| peaks at 1, at frequency 0
