@@ -106,8 +106,9 @@ class ResultsFileError(ValueError):
     outside the ``satdyn`` namespace, unknown class or field, wrong format version."""
 
 
-class UnsupportedValueError(TypeError):
-    """A value inside a result has no lossless stored form (a function, an open file, ...)."""
+class UnsupportedValueError(TypeError, ValueError):
+    """A value inside a result has no lossless stored form (a function, an open file, ...);
+    raised by :func:`save` / :func:`to_dict` before anything is written."""
 
 
 def _is_instance(obj) -> bool:
@@ -124,7 +125,8 @@ def _materialise_multibody_simulation(result):
     # satdyn.multibody.simulate.SimulationResult computes its derived outputs lazily through a
     # closure over the model (``compute_derived``), which cannot be stored; computing them now
     # fills ``_cache``, after which the closure is never called again, so the loaded result
-    # (closure None, cache full) answers every property with the same arrays.
+    # (closure None, cache full) answers every property with the same arrays. (Filling the
+    # cache is what the first access of any derived property does anyway.)
     result._derived()
     return {"compute_derived": None}
 
