@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import control
 import numpy as np
 
-from satdyn.robust import hinfnorm
+from .._validation import SatdynInputError
+from ..robust import hinfnorm
 
 from ._riccati import stabilizing_solution
 
@@ -54,7 +55,7 @@ _RANK_TOL = 1e-9
 _GAMMA_MAX = 1e12
 
 
-class SynthesisInputError(ValueError):
+class SynthesisInputError(SatdynInputError):
     """The plant or the options given to hinfsyn / musyn cannot be used (names the condition)."""
 
 
