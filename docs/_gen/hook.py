@@ -40,7 +40,7 @@ def _figure_names() -> list[str]:
     names = []
     for line in SCRIPT.read_text(encoding="utf-8").splitlines():
         if line.startswith('@figure("'):
-            names.append(line.split('"')[1])
+            names.extend(line.split('"')[1::2])       # @figure("a", "b"): both drawn by one function
     return names
 
 
@@ -65,6 +65,9 @@ def _draw(out: Path, names: list[str]) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
     env = dict(os.environ, MPLBACKEND="Agg", TQDM_DISABLE="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+    # one name per figure function: its siblings come with it
+    names = [line.split('"')[1] for line in SCRIPT.read_text(encoding="utf-8").splitlines()
+             if line.startswith('@figure("')]
     slow = [n for n in SLOW if n in names]
     rest = [n for n in names if n not in slow]
     ordered = slow + rest
