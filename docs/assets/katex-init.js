@@ -1,9 +1,11 @@
 // Render the formulas that pymdownx.arithmatex (generic mode) wrapped in
-// <span class="arithmatex">\(...\)</span> / <div class="arithmatex">\[...\]</div>, with the
+// <span class="arithmatex">\(...\)</span> / <div class="arithmatex">\[...\]</div> (and their copies
+// in the navigation's table of contents), with the
 // KaTeX copy in docs/assets/katex (no network). document$ is mkdocs-material's page observable.
 (function () {
   function render(root) {
-    root.querySelectorAll(".arithmatex").forEach(function (el) {
+    // the formulas of the page, and those the table of contents copied as plain text from headings
+    root.querySelectorAll(".arithmatex, .md-nav__link").forEach(function (el) {
       renderMathInElement(el, {
         delimiters: [
           { left: "\\(", right: "\\)", display: false },
