@@ -88,6 +88,15 @@ def test_nav_lists_every_page():
 _PRIVATE_PATH = re.compile(r'(^|[ `("])/(?!(usr|dev|etc|bin|proc|opt)/)[a-z]+/[A-Za-z0-9_.-]+/')
 
 
+def test_every_drawn_figure_is_shown_and_every_shown_one_is_drawn():
+    # the names registered in the figure script (@figure("a", "b")) against the pages' links
+    script = (DOCS / "_gen" / "figures.py").read_text(encoding="utf-8")
+    drawn = {n for line in script.splitlines() if line.startswith('@figure("') for n in line.split('"')[1::2]}
+    shown = {m for rel in _docs_pages()
+             for m in re.findall(r"figures/([A-Za-z0-9_-]+)\.png", (DOCS / rel).read_text(encoding="utf-8"))}
+    assert shown == drawn, f"drawn but shown nowhere: {sorted(drawn - shown)}; shown but not drawn: {sorted(shown - drawn)}"
+
+
 _LIST_ITEM = re.compile(r"^\s*([*+-]|\d+\.)\s")
 # pages being rewritten in parallel (to be added here once they pass)
 _LIST_CHECK_PENDING = {"control.md", "multibody.md", "io.md"}
