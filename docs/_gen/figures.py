@@ -165,9 +165,9 @@ def freefloating_motion():
     from satdyn.freefloating.study import run_freefloating_study
     from satdyn.plotting import plot_freefloating
 
-    # P4S only, no final settling, tolerances 1e-6 (the study's 1e-10 matter for momentum
-    # conservation, not for the motion drawn here)
-    study = run_freefloating_study(systems=("p4s",), settle=0.0, sample_dt=0.5, rtol=1e-6, atol=1e-8)
+    # P4S only, no final settling, rtol 1e-4: the base rates agree with a 1e-6 run to 1e-4 of
+    # their peak, far below a pixel (the study's 1e-10 matter for momentum conservation, not drawn here)
+    study = run_freefloating_study(systems=("p4s",), settle=0.0, sample_dt=0.5, rtol=1e-4, atol=1e-6)
     return next(f for name, f in plot_freefloating(study).items() if name.endswith("motion"))
 
 
@@ -176,7 +176,7 @@ def detumbling_rates():
     from satdyn.detumbling import load_scenario, simulate
     from satdyn.plotting import plot_detumbling_run
 
-    run = simulate(load_scenario(), "B", duration=6.0)
+    run = simulate(load_scenario(), "B", duration=4.0)
     return plot_detumbling_run(run)["link_rates"]
 
 
@@ -366,14 +366,15 @@ def main(argv=None) -> int:
     for names, fn in FIGURES.items():
         if not set(names) & set(wanted):
             continue
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         figs = fn()
         figs = figs if isinstance(figs, dict) else {names[0]: figs}
         if sorted(figs) != sorted(names):
             raise RuntimeError(f"figure function {fn.__name__} drew {sorted(figs)}, registered as {sorted(names)}")
         for name, fig in figs.items():
             fig.savefig(out / f"{name}.png", dpi=DPI)
-        print(f"{', '.join(names)}: {time.perf_counter() - t0:.2f} s", file=sys.stderr, flush=True)
+        print(f"{', '.join(names)}: {time.perf_counter() - t0:.2f} s ({time.process_time() - c0:.2f} s CPU)",
+              file=sys.stderr, flush=True)
     return 0
 
 
