@@ -613,6 +613,8 @@ def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = 
     subcase : int or (superelement, subcase), optional   (default: the only modal subcase)
     length_unit, mass_unit : str    units of the run ("m"/"mm", "kg"/"t")
 
+    Notes
+    -----
     Participation factors come from the MEFFMASS tables; without them, from the SPC forces of
     each mode at the interface grid (``L_j = -q_j / (lambda_j sqrt(m_j))``, docs/io.md); when
     both are printed they must agree. A file with neither is refused, naming the case-control
