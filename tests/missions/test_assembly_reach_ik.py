@@ -102,25 +102,10 @@ def test_general_ik_reproduces_the_22_table_poses():
     assert worst < 1e-12
 
 
-@pytest.mark.slow
-def test_min_norm_rule_selects_the_table_pitches():
-    # The table's planar sub-problems are "minimum-norm pitches whose straight path is clear"
-    # (24 fixed starts, seed 0, bounds +-pi).  The general solver with the same rule -- yaw
-    # free, rolls locked, accept = check_move of the path (and of the reverse path with the
-    # other leg docked for walks) -- selects the same pitches in all 6 sub-problems: within
-    # 1e-6 rad (table rounding 1.7e-8 rad, the table's SLSQP stop ~1e-7 rad).
-    table = reach_pose_table()
-    cases = [("walk", 1, 1.0, ("walk", (-1, 0))), ("walk", 1, np.sqrt(2), ("walk", (-1, -1))),
-             ("r3", 1, 1.0, ("r3", 1, (1, 0))), ("r3", 1, np.sqrt(2), ("r3", 1, (1, 1))),
-             ("r3", 2, 1.0, ("r3", 2, (1, 0))), ("r3", 2, np.sqrt(2), ("r3", 2, (1, 1)))]
-    for kind, dock, rho, key in cases:
-        kins = [_y45(kind, dock, limit=np.pi)] + ([_y45(kind, 3 - dock, limit=np.pi)] if kind == "walk" else [])
-        d, m = dock - 1, (2 - dock if kind == "walk" else 2)
-        active = [5 * d + i for i in (1, 2, 3)] + [5 * m + i for i in (1, 2, 3)]
-        u = -rho if kind == "walk" else rho
-        sol = solve_reach(kins[0], ReachTarget([u, 0.0, 0.0], None), active=active, seeds=24, seed=0,
-                          accept=lambda q: all(check_move(k, np.zeros(15), q).ok for k in kins))
-        np.testing.assert_allclose(sol.q.reshape(3, 5)[:, 1:4], table[key][:, 1:4], atol=1e-6, err_msg=str(key))
+# The minimum-norm rule with the path filter (the table's selection rule) is exercised by
+# tests/missions/test_assembly_poses.py::test_planar_ik_reproduces_the_shipped_poses (slow):
+# ik.solve_planar now runs solve_reach + check_move and selects the table's pitches in all
+# 6 sub-problems (to <= 2.4e-8 rad, the table's rounding).
 
 
 def _biped(**kw):
