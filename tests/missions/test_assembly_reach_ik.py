@@ -159,11 +159,24 @@ def test_y45_places_a_rectangular_tile():
     assert np.abs(p - t.position).max() < 1e-9 and abs(R[1, 0]) < 1e-9 and R[2, 2] > 1 - 1e-12
 
 
+def test_tool_and_per_link_radii():
+    # a tool offset moves the end by R_foot p (oracle: the foot pose without the tool); a
+    # per-link radius dict sets the capsule ending at that link, others 0
+    p_tool = np.array([0.1, -0.2, 0.05])
+    q = np.random.default_rng(9).uniform(-1, 1, 15)
+    R0, p0 = _y45("r3", 1).end_pose(q)
+    R1, p1 = _y45("r3", 1, tool=(np.eye(3), p_tool)).end_pose(q)
+    np.testing.assert_allclose(p1, p0 + R0 @ p_tool, atol=1e-15)
+    kin = WalkingKinematics.from_multibody(load_urdf(URDF), "L_foot", "R_foot", radius={"R_shin": 0.07})
+    radii = {(a, b): r for a, b, r, _ in kin.capsules}
+    assert radii[("R_thigh", "R_shin")] == 0.07 and radii[("L_thigh", "L_shin")] == 0.0
+
+
 def test_deterministic():
     # fixed seeds: the same call gives the same bits
     kin = _biped()
     t = ReachTarget([-0.3, 0.0, 0.3], 0.0)
-    a, b = solve_reach(kin, t, seeds=3, seed=11), solve_reach(kin, t, seeds=3, seed=11)
+    a, b = solve_reach(kin, t, seeds=2, seed=11), solve_reach(kin, t, seeds=2, seed=11)
     np.testing.assert_array_equal(a.q, b.q)
 
 
@@ -185,5 +198,13 @@ def test_reach_bad_input():
         WalkingKinematics.from_multibody(load_urdf(URDF, floating=True), "L_foot", "R_foot")
     with pytest.raises(ValueError, match="unknown body"):
         WalkingKinematics.from_multibody(load_urdf(URDF), "L_foot", "nose")
+    with pytest.raises(ValueError, match="`tool`"):
+        _y45("r3", 1, tool=(np.eye(2), np.zeros(3)))
+    with pytest.raises(ValueError, match="`radius`"):
+        WalkingKinematics.from_multibody(load_urdf(URDF), "L_foot", "R_foot", radius={"nose": 0.1})
+    with pytest.raises(ValueError, match="`seed`"):
+        solve_reach(kin, ReachTarget([1.0, 0.0, 0.0]), seed=1.5)
+    with pytest.raises(ValueError, match="`accept`"):
+        solve_reach(kin, ReachTarget([1.0, 0.0, 0.0]), accept=True)
     with pytest.raises(ValueError, match="no acceptable reach pose"):
         solve_reach(kin, ReachTarget([9.0, 0.0, 0.0]), seeds=2)      # out of reach

@@ -114,6 +114,19 @@ def _check_steps(steps, n_q, name):
     return out
 
 
+def _tool_steps(tool):
+    """The fixed step to the carried tile's centre, checked."""
+    if tool is None:
+        return []
+    try:
+        R, p = (np.asarray(v, dtype=float) for v in tool)
+    except (TypeError, ValueError):
+        raise ReachError(f"`tool` must be (R (3, 3), p (3,)); got {tool!r}") from None
+    if R.shape != (3, 3) or p.shape != (3,) or np.abs(R.T @ R - _EYE).max() > 1e-9:
+        raise ReachError(f"`tool` must be (R (3, 3) a rotation, p (3,)) [m]; got shapes {R.shape}, {p.shape}")
+    return [("fixed", R, p), ("point", "tool")]
+
+
 def _walk(steps, q, R, p, points=None, joints=None):
     """Compose the chain from frame (R, p); collect labelled points and (joint, world axis, origin, sign)."""
     for step in steps:
@@ -275,9 +288,9 @@ class WalkingKinematics:
             steps.append(("point", "hub.D"))
             return steps
 
-        moving = reverse_chain(up(m))
-        if tool is not None:
-            moving += [("fixed", np.asarray(tool[0], float), np.asarray(tool[1], float)), ("point", "tool")]
+        moving = reverse_chain(up(m)) + _tool_steps(tool)
+        if not (np.isfinite(radius) and radius >= 0):
+            raise ReachError(f"`radius` must be a capsule radius >= 0 [m]; got {radius!r}")
         names = [f"R{k + 1}.alpha{i + 1}" for k in range(3) for i in range(5)]
         caps = [(f"R{k + 1}.J{i}", f"R{k + 1}.J{i + 1}", radius, f"R{k + 1}") for k in range(3) for i in range(6)]
         caps += [("hub.D", f"R{k + 1}.J6", radius, "hub") for k in range(3)]
@@ -298,7 +311,8 @@ class WalkingKinematics:
         docked_foot, moving_foot : body names of the two ends (their frames are the soles)
         passive_feet : body names of other ends (collision checks only)
         limits : {joint name: (lower, upper)} [rad]; default +-2 pi (see :func:`urdf_joint_limits`)
-        radius : capsule radius of every link [m] (segments between consecutive body origins)
+        radius : capsule radius [m] of every link, or {body name: radius} (missing: 0); the
+            capsule of a body runs from its parent's origin to its own along the chain
         tool : (R (3, 3), p (3,)) offset of the carried tile centre from the moving foot frame
         contact_points : body names allowed to touch the structure (default the two feet)
         """
@@ -333,16 +347,21 @@ class WalkingKinematics:
             return steps
 
         chains = [down(f) for f in (docked_foot, moving_foot) + tuple(passive_feet)]
-        moving = chains[1]
-        if tool is not None:
-            moving = moving + [("fixed", np.asarray(tool[0], float), np.asarray(tool[1], float)), ("point", "tool")]
+        moving = chains[1] + _tool_steps(tool)
+        radii = radius if isinstance(radius, dict) else {}
+        for link, r in radii.items():
+            if link not in [b.name for b in model.bodies] or not (np.isfinite(r) and r >= 0):
+                raise ReachError(f"`radius`: {link!r}: {r!r} must be a body name with a radius >= 0 [m]")
+        default = 0.0 if isinstance(radius, dict) else radius
+        if not (np.isfinite(default) and default >= 0):
+            raise ReachError(f"`radius` must be a capsule radius >= 0 [m] or {{link: radius}}; got {radius!r}")
         caps, seen = [], set()
         for c in chains:
             pts = [s[1] for s in c if s[0] == "point"]
             for a_, b_ in zip(pts[:-1], pts[1:]):
                 if (a_, b_) not in seen:
                     seen.add((a_, b_))
-                    caps.append((a_, b_, radius, pts[-1]))
+                    caps.append((a_, b_, float(radii.get(b_, default)), pts[-1]))
         return cls.from_chains(reverse_chain(chains[0]), moving, names, lo, hi, passive=tuple(chains[2:]),
                                capsules=caps,
                                contact_points=(docked_foot, moving_foot) if contact_points is None else contact_points,
@@ -458,6 +477,10 @@ def solve_reach(kin: WalkingKinematics, target: ReachTarget, *, active=None, q_r
         raise ReachError(f"`active` must be distinct joint indices in 0..{n - 1}; got {active!r}")
     if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
         raise ReachError(f"`seeds` must be an integer >= 1; got {seeds!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ReachError(f"`seed` must be an integer (the starts' random seed); got {seed!r}")
+    if accept is not None and not callable(accept):
+        raise ReachError(f"`accept` must be a callable q -> bool or None; got {type(accept).__name__}")
     lo, hi = kin.lower[act], kin.upper[act]
     if np.any(q_ref[act] < lo) or np.any(q_ref[act] > hi):
         raise ReachError("`q_ref` must lie within the joint limits")
