@@ -31,7 +31,8 @@ def test_capsules_at_a_known_distance():
     # crossed capsules: axis along x at z = 0 and along y at z = 0.5: segment distance 0.5,
     # surfaces 0.5 - 0.1 - 0.15 = 0.25; parallel capsules 0.3 apart overlapping by half;
     # end-to-end collinear segments 0.2 apart; a point (degenerate segment) above a segment
-    assert capsule_distance([-1, 0, 0], [1, 0, 0], 0.1, [0, -1, 0.5], [0, 1, 0.5], 0.15) == pytest.approx(0.25, abs=1e-15)
+    crossed = capsule_distance([-1, 0, 0], [1, 0, 0], 0.1, [0, -1, 0.5], [0, 1, 0.5], 0.15)
+    assert crossed == pytest.approx(0.25, abs=1e-15)
     assert segment_distance([0, 0, 0], [1, 0, 0], [0.5, 0.3, 0], [1.5, 0.3, 0]) == pytest.approx(0.3, abs=1e-15)
     assert segment_distance([0, 0, 0], [1, 0, 0], [1.2, 0, 0], [2, 0, 0]) == pytest.approx(0.2, abs=1e-15)
     assert segment_distance([0, 0, 0], [1, 0, 0], [0.4, 0, 0.7], [0.4, 0, 0.7]) == pytest.approx(0.7, abs=1e-15)

@@ -38,8 +38,9 @@ import numpy as np
 
 from .reach import ReachError, WalkingKinematics
 
-__all__ = ["segment_distance", "segment_distances", "capsule_distance", "segment_rectangle_distance", "rectangle_distance",
-           "Rectangle", "Clearances", "MoveCheck", "posture_clearances", "path_speed_bound", "point_speed_bounds", "check_move"]
+__all__ = ["segment_distance", "segment_distances", "capsule_distance", "segment_rectangle_distance",
+           "rectangle_distance", "Rectangle", "Clearances", "MoveCheck", "posture_clearances",
+           "path_speed_bound", "point_speed_bounds", "check_move"]
 
 
 def segment_distance(a0, a1, b0, b1) -> float:

@@ -45,14 +45,14 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from scipy.optimize import least_squares
 
-__all__ = ["WalkingKinematics", "ReachTarget", "ReachSolution", "Posture", "solve_reach", "reverse_chain",
-           "urdf_joint_limits", "rotation_z"]
+__all__ = ["WalkingKinematics", "ReachTarget", "ReachSolution", "ReachError", "Posture", "solve_reach",
+           "reverse_chain", "urdf_joint_limits", "rotation_z"]
 
 _EYE = np.eye(3)
 
@@ -65,13 +65,6 @@ def rotation_z(angle: float) -> np.ndarray:
     """R_z(angle) (3, 3): the yaw rotation."""
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _rot(axis, angle):
-    """Rodrigues ``I + sin(a) K + (1 - cos(a)) K^2`` for a unit axis (as satdyn.spatial.rodrigues)."""
-    x, y, z = axis
-    K = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-    return _EYE + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
 
 
 def reverse_chain(steps) -> list:
