@@ -8,24 +8,24 @@ its sole flat, while the docked foot stays on its tile.  The solver is structure
 1. **planar sub-problem** (all rolls 0, everything in the docked foot's x-z plane): the
    pitches (alpha2, alpha3, alpha4) of the docked and of the moving arm put the moving
    foot at (u, 0, 0) with its z axis vertical, u = -rho for a leg (the free leg's side)
-   and +rho for R3.  Least squares from a fixed set of seeds (the first is 0), each
-   refined to its local minimum-norm solution (SLSQP), de-duplicated, sorted by norm; the
-   first solution whose straight joint-space path keeps every joint point above the
-   structure (all but the two feet columns by ``clearance``) is kept;
+   and +rho for R3.  Solved by the general reach IK of :mod:`.reach` (least squares from
+   a fixed set of seeds, the first 0, each moved to its local minimum-norm solution,
+   de-duplicated, sorted by norm); the first solution whose straight joint-space path
+   passes :func:`.collision.check_move` (every joint point but the two feet columns
+   ``clearance`` above the structure, links 3 cm apart) is kept;
 2. **heading**: the docked arm's roll turns that plane towards the target,
    alpha1 = wrap(phi - atan2(0, u)), phi = atan2(dy, dx);
 3. **end roll**: the moving arm's roll aligns the foot with the tile (yaw 0 for legs; for
    R3 the multiple of 90 deg, the tile being square, that needs the smallest roll).
 
 Angles are wrapped to (-pi, pi].  Oracle in the tests: the forward kinematics
-(:func:`satdyn.titop.kinematics.robot_pose`) and the shipped pose table.
+(:func:`satdyn.titop.kinematics.robot_pose`) and the shipped pose table.  Robots other
+than the paper's (a URDF, other tiles): :mod:`.reach` and :mod:`.collision` directly.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import least_squares, minimize
-
 from ...titop.data import load_robot
 from ...titop.kinematics import robot_pose
 
@@ -50,31 +50,23 @@ def _angles(q, d, m):
     return a
 
 
-def _residual(robot, q, dock, d, m, u):
-    pose = robot_pose(robot, _angles(q, d, m), dock)
-    p, P = pose.points[m][0], pose.dcms[m][0]
-    return np.array([p[0] - u, p[2], P[0, 2]])
-
-
-def _path_ok(robot, angles, dock, moving, clearance, samples=21):
-    for s in np.linspace(0.0, 1.0, samples):
-        pose = robot_pose(robot, s * angles, dock)
-        z = pose.points[:, :, 2].copy()
-        z[dock - 1, 0] = np.inf
-        if s == 1.0:
-            z[moving, 0] = np.inf
-        if z.min() < -1e-9:
-            return False
-        z[dock - 1, :2] = np.inf
-        z[moving, :2] = np.inf
-        if z.min() < clearance:
-            return False
-    return True
+def _robot_kinematics(robot, kind, dock):
+    from .reach import WalkingKinematics
+    return WalkingKinematics.from_titop_robot(robot, kind, dock, limit=np.pi)
 
 
 def solve_planar(kind: str, dock: int, rho: float, *, robot=None, seeds: int = 24, clearance: float = 0.1,
                  seed: int = 0) -> np.ndarray:
-    """Pitches (6,) [rad] (docked arm, moving arm) of the planar sub-problem (module docstring)."""
+    """Pitches (6,) [rad] (docked arm, moving arm) of the planar sub-problem (module docstring).
+
+    Solved by the general reach IK (:func:`.reach.solve_reach`: rolls locked, sole flat, yaw
+    free, minimum norm) with the path test :func:`.collision.check_move` (plane margin
+    ``clearance``, 3 cm between links), for walks also along the reverse path with the other
+    leg docked.
+    """
+    from .collision import check_move
+    from .reach import ReachError, ReachTarget, solve_reach
+
     if kind not in ("walk", "r3"):
         raise ValueError(f"`kind` must be 'walk' or 'r3'; got {kind!r}")
     if dock not in (1, 2):
@@ -84,31 +76,20 @@ def solve_planar(kind: str, dock: int, rho: float, *, robot=None, seeds: int = 2
     robot = load_robot("Y45") if robot is None else robot
     d, m = _indices(kind, dock)
     u = -rho if kind == "walk" else rho
-    rng = np.random.default_rng(seed)
-    starts = np.vstack([np.zeros(6), rng.uniform(-np.pi / 2, np.pi / 2, (seeds - 1, 6))])
-    fun = lambda q: _residual(robot, q, dock, d, m, u)
-    found = []
-    for q0 in starts:
-        ls = least_squares(fun, q0, bounds=(-np.pi, np.pi), method="trf", xtol=1e-14, ftol=1e-14, gtol=1e-14)
-        if np.linalg.norm(ls.fun) > 1e-8:
-            continue
-        opt = minimize(lambda q: q @ q, ls.x, jac=lambda q: 2 * q, method="SLSQP",
-                       constraints=[{"type": "eq", "fun": fun}], bounds=[(-np.pi, np.pi)] * 6,
-                       options={"ftol": 1e-15, "maxiter": 300})
-        q = opt.x if np.linalg.norm(fun(opt.x)) < 1e-9 else ls.x
-        pose = robot_pose(robot, _angles(q, d, m), dock)
-        if pose.dcms[m][0][2, 2] <= 0:                       # sole upside down
-            continue
-        if not any(np.allclose(q, f, atol=1e-6) for f in found):
-            found.append(q)
-    for q in sorted(found, key=lambda x: float(x @ x)):
-        ok = _path_ok(robot, _angles(q, d, m), dock, m, clearance)
-        if ok and kind == "walk":                             # the reverse path, other leg docked
-            ok = _path_ok(robot, _angles(q, d, m), 3 - dock, d, clearance)
-        if ok:
-            return q
-    raise ValueError(f"no valid planar reach pose for {kind!r}, dock {dock}, rho {rho:g} m "
-                     f"({len(found)} solutions, none with a clear path)")
+    kins = [_robot_kinematics(robot, kind, dock)]
+    if kind == "walk":                                        # the reverse path, other leg docked
+        kins.append(_robot_kinematics(robot, kind, 3 - dock))
+    active = [5 * d + i for i in (1, 2, 3)] + [5 * m + i for i in (1, 2, 3)]
+
+    def clear(q):
+        return all(check_move(k, np.zeros(15), q, plane_margin=clearance).ok for k in kins)
+
+    try:
+        sol = solve_reach(kins[0], ReachTarget([u, 0.0, 0.0], None), active=active, seeds=seeds, seed=seed,
+                          accept=clear)
+    except ReachError as exc:
+        raise ValueError(f"no valid planar reach pose for {kind!r}, dock {dock}, rho {rho:g} m ({exc})") from None
+    return np.concatenate([sol.q[5 * d + 1:5 * d + 4], sol.q[5 * m + 1:5 * m + 4]])
 
 
 def solve_reach_pose(key, *, robot=None, planar=None) -> np.ndarray:

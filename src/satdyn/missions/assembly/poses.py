@@ -18,6 +18,11 @@ Pose keys (see :class:`~.graphs.HalfEdge`):
 Time law: rest-to-rest quintic s(t) = 10 t^3 - 15 t^4 + 6 t^5 sampled at t_l = l / (z - 1),
 l = 0..z-1 (both ends included, so the switching pose appears in both halves); the return
 half is the outbound half reversed (s(1 - t) = 1 - s(t)).
+
+Other robots and tiles: :mod:`.reach` solves reach poses of any walking robot given as
+kinematic chains (the paper's robot or a URDF) and :mod:`.collision` checks the straight
+joint path of each move (plane, self-collision, carried tile, raised tiles); a
+:class:`PoseProvider` takes any ``{key: angles}`` table built with them.
 """
 
 from __future__ import annotations
