@@ -10,7 +10,7 @@ import numpy as np
 from .. import runtime
 
 from ..equilibrium.arm import GEOMETRIES
-from ..equilibrium.study import equilibrium_study
+from ..studies.equilibrium import equilibrium_study
 from ..plotting import plot_equilibrium_study
 from . import bounded_float, bounded_int, seed
 

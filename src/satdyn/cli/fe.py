@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fe.study import fe_study
+from ..studies.fe import fe_study
 from ..fe.tiles import N_TILES
 from ..plotting.fe import plot_fe
 from . import bounded_int

@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from ..freefloating.examples import load_example
-from ..freefloating.study import run_freefloating_study
+from ..studies.freefloating import run_freefloating_study
 from ..plotting import plot_freefloating
 from . import MAX_RECORDED_SAMPLES, SimulationProgress, check_size, json_file, nonnegative_float, positive_float
 
