@@ -25,14 +25,16 @@ import numpy as np
 
 from ..missions.assembly.costs import COST_LABELS, COSTS, edge_cost, sensitivity_margins
 from ..missions.assembly.evaluation import HalfEdgeEvaluator
-from ..missions.assembly.execution import evaluate_halves
+from ..missions.assembly.execution import CONNECT_TIMEOUT, check_scheduler, evaluate_halves
 from ..missions.assembly.graphs import SLOT, STACK, assemble_graph, is_sink, pick_graph
-from ..missions.assembly.layout import tile_layout
+from ..missions.assembly.layout import LAYOUTS, tile_layout
 from ..missions.assembly.models import NodeModelProvider
 from ..missions.assembly.search import NoPathError, bfs_path, dijkstra_path
 
 __all__ = ["PAPER", "PathResult", "CostComparison", "AssemblyStudy", "walk_example", "full_assembly",
-           "path_trace", "percent_higher"]
+           "path_trace", "percent_higher",
+           # the vocabulary of the study's options, re-exported for the CLI (defined in satdyn.missions.assembly)
+           "COSTS", "LAYOUTS", "HalfEdgeEvaluator", "NodeModelProvider", "CONNECT_TIMEOUT", "check_scheduler"]
 
 PAPER = {
     "example": {"hinf_wrench": 11.5, "h2_wrench": 32.7, "hinf_sensitivity": 2.2, "mu": 4.3},

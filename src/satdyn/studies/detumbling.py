@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..detumbling.controllers import CONTROLLER_KINDS
 from ..detumbling.metrics import RunMetrics, named_grasps, named_parameters, run_metrics
-from ..detumbling.scenario import Scenario
+from ..detumbling.projection import physical_parameter_set
+from ..detumbling.scenario import Scenario, load_scenario
 from ..detumbling.simulate import DetumblingRun, simulate
 from ..detumbling.tugs import TugModel
 from ..runtime import limit_blas_threads
@@ -29,7 +31,9 @@ from ..runtime import progress as progress_bar
 __all__ = ["DetumblingStudy", "detumbling_study", "DetumblingExperiment", "detumbling_experiment", "HINGE_SCALES",
            "EXPERIMENT_KINDS", "TugLimitsComparison", "tug_limits_comparison", "GainSweep",
            "gain_sweep", "SWEEP_GRIDS",
-           "DEFAULT_TUG"]
+           "DEFAULT_TUG",
+           # the vocabulary of the study's options, re-exported for the CLI (defined in satdyn.detumbling)
+           "CONTROLLER_KINDS", "load_scenario", "physical_parameter_set"]
 
 HINGE_SCALES = (1.0, 10.0, 100.0)
 """Stiffness/damping multipliers of the hinge sweep of :func:`detumbling_experiment`."""

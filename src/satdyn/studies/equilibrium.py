@@ -23,12 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..equilibrium.arm import load_two_link_arm, two_link_arm_data, two_link_arm_lfr
+from ..equilibrium.arm import GEOMETRIES, load_two_link_arm, two_link_arm_data, two_link_arm_lfr
 from ..equilibrium.comparator import multibody_arm, multibody_trim_linearise
 from ..equilibrium.reference import frequency_response, relative_error
 from ..runtime import limit_blas_threads
 
-__all__ = ["EquilibriumStudy", "equilibrium_study", "COMPARATOR"]
+__all__ = ["EquilibriumStudy", "equilibrium_study", "COMPARATOR",
+           "GEOMETRIES"]  # re-exported for the CLI (defined in satdyn.equilibrium.arm)
 
 COMPARATOR = ("satdyn.multibody (articulated-body forward dynamics of the non-linear arm): "
               "numerical trim by root finding + central finite differences, per configuration")

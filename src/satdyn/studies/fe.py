@@ -13,10 +13,10 @@ import numpy as np
 
 from ..fe.family import tile_family
 from ..fe.reduction import PortData
-from ..fe.tiles import resolve_tile_properties, tile_structure
+from ..fe.tiles import N_TILES, resolve_tile_properties, tile_structure
 from ..runtime import limit_blas_threads
 
-__all__ = ["FEStudy", "fe_study"]
+__all__ = ["FEStudy", "fe_study", "N_TILES"]  # N_TILES re-exported for the CLI (defined in satdyn.fe.tiles)
 
 
 @dataclass(frozen=True)

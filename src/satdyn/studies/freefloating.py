@@ -22,7 +22,8 @@ from ..freefloating.control import JointSequenceCommand
 from ..freefloating.examples import load_example
 from ..freefloating.simulate import SimulationResult, simulate
 
-__all__ = ["CycleSummary", "SystemRun", "FreeFloatingStudy", "run_freefloating_study"]
+__all__ = ["CycleSummary", "SystemRun", "FreeFloatingStudy", "run_freefloating_study",
+           "load_example"]  # re-exported for the CLI (defined in satdyn.freefloating.examples)
 
 
 @dataclasses.dataclass(frozen=True)
