@@ -175,7 +175,7 @@ def main():
         bench_batching(evaluator)
         bench_engines(evaluator, halves)
         if args.full:
-            from satdyn.missions.assembly import full_assembly
+            from satdyn.studies.assembly import full_assembly
 
             t = time.perf_counter()
             study = full_assembly(evaluator, workers=2)

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from satdyn.detumbling import load_scenario, physical_parameter_set, run_metrics, simulate
-from satdyn.detumbling.studies import DEFAULT_TUG
+from satdyn.studies.detumbling import DEFAULT_TUG
 from satdyn.detumbling.kernel import make_fused_rhs
 from satdyn.detumbling.simulate import closed_loop, closed_loop_rhs, initial_state_vector
 

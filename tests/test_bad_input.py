@@ -159,7 +159,8 @@ LFR = [
 
 
 def _equilibrium_cases():
-    from satdyn.equilibrium import RevoluteJoint, RigidBody, Weld, equilibrium_study, load_two_link_arm
+    from satdyn.equilibrium import RevoluteJoint, RigidBody, Weld, load_two_link_arm
+    from satdyn.studies.equilibrium import equilibrium_study
     from satdyn.equilibrium import arm_mass_matrix, relative_error, trim_and_linearise
 
     arm = load_two_link_arm()

@@ -13,7 +13,7 @@ import pytest
 
 from satdyn import spatial as sp
 from satdyn.cli import main
-from satdyn.demo import load_rigid_spacecraft, rigid_spacecraft_inertia
+from satdyn.studies.demo import load_rigid_spacecraft, rigid_spacecraft_inertia
 
 
 def test_rigid_demo_writes_results_and_figures(tmp_path, capsys):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from satdyn.cli import main
-from satdyn.demo import attitude_closed_loop, track_modes
+from satdyn.studies.demo import attitude_closed_loop, track_modes
 from satdyn.lfr import as_lfr
 from satdyn.lfr.parameters import OutOfRangeWarning
 from satdyn.robust import hinfnorm
@@ -172,7 +172,7 @@ def test_rigid_closed_loop_has_the_design_poles():
 @pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2"])
 def test_assembly_flagship_study_bad_workers(workers):
     # refused at the boundary, before any model is built
-    from satdyn.demo import assembly_flagship_study
+    from satdyn.studies.demo import assembly_flagship_study
 
     with pytest.raises(ValueError, match="`workers`"):
         assembly_flagship_study(workers=workers)

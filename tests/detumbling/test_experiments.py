@@ -10,8 +10,8 @@ import json
 import numpy as np
 import pytest
 
-from satdyn.detumbling import detumbling_experiment, detumbling_study
-from satdyn.detumbling.experiments import _settling_time
+from satdyn.studies.detumbling import detumbling_experiment, detumbling_study
+from satdyn.detumbling.metrics import _settling_time
 from satdyn.detumbling.client import PARAMETER_NAMES
 from satdyn.results import to_jsonable
 

@@ -1,4 +1,4 @@
-"""The tug-limits comparison and the gain-sensitivity sweep (satdyn.detumbling.studies).
+"""The tug-limits comparison and the gain-sensitivity sweep (satdyn.studies.detumbling).
 
 References: each cell of the sweep against a direct simulation with the same gains (a second
 route through the study), the thrust bounds (|f_i| <= 2 F sqrt(3), |tau_i| <= 2 arm F sqrt(3) for
@@ -13,7 +13,7 @@ import pytest
 
 from satdyn.cli import main
 from satdyn.detumbling import run_metrics, simulate
-from satdyn.detumbling.studies import DEFAULT_TUG, gain_sweep, tug_limits_comparison
+from satdyn.studies.detumbling import DEFAULT_TUG, gain_sweep, tug_limits_comparison
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from satdyn.cli import main
 from satdyn.equilibrium import GEOMETRIES, arm_linear_state_space, arm_static_torques, load_two_link_arm
 from satdyn.equilibrium.comparator import multibody_trim_linearise
-from satdyn.equilibrium.study import equilibrium_study
+from satdyn.studies.equilibrium import equilibrium_study
 
 
 @pytest.mark.parametrize("geometry", GEOMETRIES)

@@ -126,7 +126,7 @@ S6S_THETA = [(2, -32.99, 32.78), (3, -19.32, 19.75), (4, -9.39, 9.76), (5, -3.31
 @pytest.mark.slow
 def test_full_substitute_tables_of_spec_8_4():
     """The complete P4S and S6S runs (200 s and 288 s) against every row of the spec §8.4 tables."""
-    from satdyn.freefloating.study import run_freefloating_study
+    from satdyn.studies.freefloating import run_freefloating_study
 
     study = run_freefloating_study()
     p4s, s6s = study.runs

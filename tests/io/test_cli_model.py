@@ -10,7 +10,7 @@ import pytest
 
 from satdyn.cli import main
 from satdyn.io import build_model, example_path, load_model
-from satdyn.io.study import attitude_closed_loop, mass_summary, model_study
+from satdyn.studies.model import attitude_closed_loop, mass_summary, model_study
 from satdyn.spatial import composite_mass_matrix, mass_properties, rigid_mass_matrix
 
 SMALL = """\

@@ -13,7 +13,7 @@ from satdyn.missions.assembly.evaluation import HalfEdgeEvaluator
 from satdyn.missions.assembly.execution import evaluate_halves, make_tasks
 from satdyn.missions.assembly.graphs import SLOT, STACK, assemble_graph
 from satdyn.missions.assembly.layout import tile_layout
-from satdyn.missions.assembly.study import full_assembly, walk_example
+from satdyn.studies.assembly import full_assembly, walk_example
 
 FAST = ("hinf_wrench", "h2_wrench", "hinf_sensitivity")
 

@@ -32,12 +32,12 @@ NOT_COVERED = {
                                                   "(minutes)",
     "satdyn.control.systune:TuneResult": "a tuning run (seconds to minutes); its fields are arrays, dicts "
                                          "and StartRecord dataclasses, all covered kinds",
-    "satdyn.demo:FlagshipResult": "the flagship demo computes mu and worst-case gains over the angle sweep "
+    "satdyn.studies.demo:FlagshipResult": "the flagship demo computes mu and worst-case gains over the angle sweep "
                                   "(about a minute)",
     "satdyn.missions.assembly.costs:GridMetrics": "needs the tile-family cache of the assembly mission",
     "satdyn.missions.assembly.evaluation:HalfMetrics": "needs the tile-family cache of the assembly mission",
-    "satdyn.missions.assembly.study:AssemblyStudy": "the assembly mission study (minutes)",
-    "satdyn.missions.assembly.study:PathResult": "comes from the assembly mission study (minutes)",
+    "satdyn.studies.assembly:AssemblyStudy": "the assembly mission study (minutes)",
+    "satdyn.studies.assembly:PathResult": "comes from the assembly mission study (minutes)",
 }
 
 
@@ -303,48 +303,49 @@ def test_io_f06_results(tmp_path):
     roundtrip(read_f06(files("satdyn") / "data" / "models" / "synthetic_array_beam.f06"), tmp_path)
 
 
-_covered("satdyn.fe.study:FEStudy")
+_covered("satdyn.studies.fe:FEStudy")
 
 
 def test_fe_study_of_a_small_tile_structure(tmp_path):
-    from satdyn import fe
-    roundtrip(fe.fe_study(2, elements_per_edge=2, n_modes=3), tmp_path)
+    from satdyn.studies.fe import fe_study
+    roundtrip(fe_study(2, elements_per_edge=2, n_modes=3), tmp_path)
 
 
-_covered("satdyn.detumbling.experiments:DetumblingStudy", "satdyn.detumbling.experiments:RunMetrics",
+_covered("satdyn.studies.detumbling:DetumblingStudy", "satdyn.detumbling.metrics:RunMetrics",
          "satdyn.detumbling.simulate:DetumblingRun")
 
 
 def test_detumbling_study_short_run(tmp_path):
-    from satdyn import detumbling
-    study = detumbling.detumbling_study(detumbling.paper_scenario(), duration=0.5)
+    from satdyn.detumbling import paper_scenario
+    from satdyn.studies.detumbling import detumbling_study
+    study = detumbling_study(paper_scenario(), duration=0.5)
     assert type(study.run).__name__ == "DetumblingRun" and type(study.metrics).__name__ == "RunMetrics"
     roundtrip(study, tmp_path)      # holds the Scenario (frozen, nested parameter dataclasses)
 
 
-_covered("satdyn.equilibrium.study:EquilibriumStudy")
+_covered("satdyn.studies.equilibrium:EquilibriumStudy")
 
 
 def test_equilibrium_study_coarse_grid(tmp_path):
-    from satdyn.equilibrium.study import equilibrium_study
+    from satdyn.studies.equilibrium import equilibrium_study
     roundtrip(equilibrium_study(grid_step_deg=90.0, n_samples=2, frequencies=[0.1, 1.0]), tmp_path)
 
 
 # Slow (tens of seconds each): round-tripped by `pytest -m slow`, not in the default run.
-_covered("satdyn.freefloating.study:FreeFloatingStudy", "satdyn.freefloating.study:SystemRun",
-         "satdyn.io.study:ModelStudy")
+_covered("satdyn.studies.freefloating:FreeFloatingStudy", "satdyn.studies.freefloating:SystemRun",
+         "satdyn.studies.model:ModelStudy")
 
 
 @pytest.mark.slow
 def test_freefloating_study_one_system(tmp_path):
-    from satdyn.freefloating.study import run_freefloating_study
+    from satdyn.studies.freefloating import run_freefloating_study
     roundtrip(run_freefloating_study(systems=("p4s",), settle=0.1, sample_dt=0.5, rtol=1e-6, atol=1e-8), tmp_path)
 
 
 @pytest.mark.slow
 def test_io_model_study(tmp_path):
     from satdyn.io import example_path
-    from satdyn.io.study import model_study
+    from satdyn.studies.model import model_study
     roundtrip(model_study(example_path("hub_two_arrays"), n_samples=0, grid=1), tmp_path)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from satdyn import viz
-from satdyn.missions.assembly import CostComparison, PathResult
+from satdyn.studies.assembly import CostComparison, PathResult
 
 from .conftest import pixel_box, projected_box
 

@@ -6,12 +6,9 @@ import math
 import os
 from pathlib import Path
 
-from ..missions.assembly import COSTS, PAPER, full_assembly, walk_example
-from ..missions.assembly.evaluation import HalfEdgeEvaluator
-from ..missions.assembly.execution import CONNECT_TIMEOUT, check_scheduler
-from ..missions.assembly.layout import LAYOUTS
-from ..missions.assembly.models import NodeModelProvider
 from ..plotting.assembly import plot_assembly
+from ..studies.assembly import (CONNECT_TIMEOUT, COSTS, LAYOUTS, PAPER, HalfEdgeEvaluator, NodeModelProvider,
+                                check_scheduler, full_assembly, walk_example)
 from . import folder
 from . import workers as workers_option
 

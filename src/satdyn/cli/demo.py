@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..demo import (FlagshipResult, assembly_flagship_study, flagship_study, load_rigid_spacecraft,
-                    rigid_spacecraft_inertia)
-from ..missions.assembly.study import AssemblyStudy
 from ..plotting import plot_flagship, plot_rigid_spacecraft_inertia
+from ..studies.assembly import AssemblyStudy
+from ..studies.demo import (FlagshipResult, assembly_flagship_study, flagship_study, load_rigid_spacecraft,
+                            rigid_spacecraft_inertia)
 from . import assembly as assembly_cli
 from . import bounded_float, bounded_int, finite_float, folder, json_file, seed, workers
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..detumbling import CONTROLLER_KINDS, detumbling_study, load_scenario
-from ..detumbling.projection import physical_parameter_set
-from ..detumbling.studies import DEFAULT_TUG, SWEEP_GRIDS
 from ..plotting import plot_detumbling_study
+from ..studies.detumbling import (CONTROLLER_KINDS, DEFAULT_TUG, SWEEP_GRIDS, detumbling_study, load_scenario,
+                                  physical_parameter_set)
 from . import MAX_RECORDED_SAMPLES, SimulationProgress, bounded_float, check_size, json_file, positive_float
 
 HELP = ("adaptive detumbling of a two-link satellite by two decentralized tugs "

@@ -9,9 +9,8 @@ import numpy as np
 
 from .. import runtime
 
-from ..equilibrium.arm import GEOMETRIES
-from ..equilibrium.study import equilibrium_study
 from ..plotting import plot_equilibrium_study
+from ..studies.equilibrium import GEOMETRIES, equilibrium_study
 from . import bounded_float, bounded_int, seed
 
 MAX_SAMPLES = 100_000

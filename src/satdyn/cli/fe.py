@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ..fe.study import fe_study
-from ..fe.tiles import N_TILES
 from ..plotting.fe import plot_fe
+from ..studies.fe import N_TILES, fe_study
 from . import bounded_int
 
 HELP = ("flexible tile structure F_n of the on-orbit assembly (arXiv:2409.06017) from a flat-shell FE model: "

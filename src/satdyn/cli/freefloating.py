@@ -7,9 +7,8 @@ import os
 
 import numpy as np
 
-from ..freefloating.examples import load_example
-from ..freefloating.study import run_freefloating_study
 from ..plotting import plot_freefloating
+from ..studies.freefloating import load_example, run_freefloating_study
 from . import MAX_RECORDED_SAMPLES, SimulationProgress, check_size, json_file, nonnegative_float, positive_float
 
 MIN_RTOL = 1e-13

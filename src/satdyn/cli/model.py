@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 
-from ..io.study import model_study
 from ..plotting.uncertain import plot_loop_margins, plot_uncertain_sigma
 from ..runtime import is_quiet
+from ..studies.model import model_study
 from . import bounded_int, finite_float, input_file, seed
 
 MAX_SAMPLES = 100_000

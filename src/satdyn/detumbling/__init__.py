@@ -13,8 +13,10 @@ communicating. Modules (one concept each):
 * :mod:`.projection` -- convex physical parameter set and the projected adaptation law;
 * :mod:`.simulate` -- closed-loop ``solve_ivp`` runs logging the paper's Figs. 5-11 signals;
 * :mod:`.tugs` -- the tugs' limits: lumped mass, 6-thruster allocation and saturation;
-* :mod:`.experiments` -- metrics, the paper study, the B/A/R/known/velocity comparison and the hinge-stiffness sweep;
-* :mod:`.studies` -- the tug-limits comparison and the gain-sensitivity sweep.
+* :mod:`.metrics` -- metrics of a run (settling times, peaks, energy) and named views of parameters.
+
+The studies (the paper study, the B/A/R/known/velocity comparison, the hinge-stiffness sweep,
+the tug-limits comparison and the gain-sensitivity sweep) live in :mod:`satdyn.studies.detumbling`.
 """
 
 from .client import (
@@ -55,19 +57,11 @@ from .dynamics import (
                      mass_matrix,
                      spring_force,
 )
-from .experiments import DetumblingExperiment, RunMetrics, detumbling_experiment, run_metrics
+from .metrics import RunMetrics, named_grasps, named_parameters, run_metrics
 from .projection import ParameterSet, physical_parameter_set
 from .regressors import composite_regressor, full_regressor, grasp_regressor, link_regressor, rigid_regressor
 from .scenario import InitialState, Scenario, SimulationOptions, load_scenario, paper_scenario
 from .simulate import DetumblingRun, closed_loop, simulate, simulate_free_motion
-from .studies import (
-                     DetumblingStudy,
-                     GainSweep,
-                     TugLimitsComparison,
-                     detumbling_study,
-                     gain_sweep,
-                     tug_limits_comparison,
-)
 from .tugs import TugModel, with_tug_masses
 
 __all__ = [
@@ -82,7 +76,6 @@ __all__ = [
     "measure", "tug_command", "lyapunov", "lyapunov_rate",
     "ParameterSet", "physical_parameter_set",
     "DetumblingRun", "closed_loop", "simulate", "simulate_free_motion",
-    "RunMetrics", "run_metrics", "DetumblingStudy", "detumbling_study", "DetumblingExperiment",
-    "detumbling_experiment",
-    "TugModel", "with_tug_masses", "TugLimitsComparison", "tug_limits_comparison", "GainSweep", "gain_sweep",
+    "RunMetrics", "run_metrics", "named_parameters", "named_grasps",
+    "TugModel", "with_tug_masses",
 ]

@@ -13,8 +13,8 @@ Algorithms: :func:`forward_recurrence` (step 1), :func:`backward_recurrence` (st
 :func:`linear_inverse_dynamics` (option B recursion), :func:`equilibrium_lfr` (step 3,
 options A/B), :func:`equilibrium_linearisation` (the same algorithm numerically).
 Shipped model: :func:`load_two_link_arm`, :func:`two_link_arm_lfr`; its analytic reference
-and numerical trim + linearisation: :mod:`satdyn.equilibrium.reference`. Study:
-:func:`equilibrium_study`.
+and numerical trim + linearisation: :mod:`satdyn.equilibrium.reference`. The paper's
+study (Figs. 5 and 6) is :func:`satdyn.studies.equilibrium.equilibrium_study`.
 """
 
 from .arm import (GEOMETRIES, UNCERTAIN_PARAMETERS, TwoLinkArm, load_two_link_arm, two_link_arm_lfr,
@@ -63,15 +63,5 @@ __all__ = [
     "arm_linear_state_space",
     "trim_and_linearise",
     "relative_error",
-    "EquilibriumStudy",
-    "equilibrium_study",
 ]
 
-
-def __getattr__(name):
-    # The study imports satdyn.multibody (its comparator); load it only when asked for.
-    if name in ("EquilibriumStudy", "equilibrium_study"):
-        from . import study
-
-        return getattr(study, name)
-    raise AttributeError(f"module 'satdyn.equilibrium' has no attribute {name!r}")

@@ -27,6 +27,7 @@ __all__ = [
     "TwoLinkArm",
     "load_two_link_arm",
     "arm_data_file",
+    "two_link_arm_data",
     "two_link_arm_tree",
     "two_link_arm_parameters",
     "two_link_arm_lfr",
@@ -148,12 +149,14 @@ class TwoLinkArm:
                 for _ in range(int(n))]
 
 
-def _load_json() -> dict:
+def two_link_arm_data() -> dict:
+    """The arm's data file (:func:`arm_data_file`) as a dict: Table 1, gravity options,
+    zero-link directions per geometry and the configuration of the paper's Fig. 6."""
     return json.loads(arm_data_file().read_text())
 
 
 def _zero_directions() -> dict:
-    return _load_json()["geometry"]["zero_link_direction"]
+    return two_link_arm_data()["geometry"]["zero_link_direction"]
 
 
 def load_two_link_arm(geometry: str = "hanging", g0: float | str | None = None) -> TwoLinkArm:
@@ -173,7 +176,7 @@ def load_two_link_arm(geometry: str = "hanging", g0: float | str | None = None) 
     """
     if geometry not in GEOMETRIES:
         raise ValueError(f"geometry must be one of {GEOMETRIES}, got {geometry!r}")
-    data = _load_json()
+    data = two_link_arm_data()
     if g0 is None:
         g0 = data["gravity"]["default"]
     elif isinstance(g0, str):

@@ -18,9 +18,8 @@ from .family import FE_CODE_VERSION, CacheWarning, TileFamily, cache_dir, tile_f
 from .mesh import ShellMesh, structured_mesh
 from .reduction import PORT_MODELS, PortData, ResidualMassError, check_residual_mass, port_data, port_operator
 from .structure import Clamp, Modes, ShellMaterial, ShellStructure
-from .study import FEStudy, fe_study
 from .tiles import (
-    LAYOUTS, N_TILES, PROPERTY_SETS, LatchStiffness, TileProperties, plate, tile_layout, tile_properties,
+    LAYOUTS, N_TILES, PROPERTY_SETS, LatchStiffness, TileProperties, plate, resolve_tile_properties, tile_layout, tile_properties,
     tile_structure,
 )
 
@@ -29,5 +28,5 @@ __all__ = [
     "TileProperties", "LatchStiffness", "tile_properties", "tile_layout", "tile_structure", "plate",
     "PROPERTY_SETS", "LAYOUTS", "N_TILES", "PortData", "port_data", "port_operator", "PORT_MODELS",
     "ResidualMassError", "check_residual_mass", "TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION",
-    "CacheWarning", "FEStudy", "fe_study",
+    "CacheWarning", "resolve_tile_properties",
 ]

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..runtime import limit_blas_threads, progress
 from .reduction import PortData, check_residual_mass, port_operator, select_mode_count
-from .tiles import N_TILES, _check_int, _resolve_properties, tile_structure
+from .tiles import N_TILES, _check_int, resolve_tile_properties, tile_structure
 
 __all__ = ["TileFamily", "tile_family", "cache_dir", "FE_CODE_VERSION", "family_key", "CacheWarning",
            "DamagedFileError"]
@@ -199,7 +199,7 @@ def family_key(inputs: dict) -> str:
 
 def _family_inputs(properties, layout, joints, join_fractions, elements_per_edge, port_model, foot_radius,
                    max_modes, n_structures) -> dict:
-    props = _resolve_properties(properties)
+    props = resolve_tile_properties(properties)
     return {"properties": {"name": props.name, **props.key()}, "layout": layout, "joints": joints,
             "join_fractions": [float(f) for f in join_fractions] if joints == "points" else [],
             "elements_per_edge": int(elements_per_edge), "port_model": port_model,

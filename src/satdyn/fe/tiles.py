@@ -24,7 +24,7 @@ from .mesh import JOINTS, structured_mesh
 from .structure import Clamp, ShellMaterial, ShellStructure
 
 __all__ = ["TileProperties", "LatchStiffness", "PROPERTY_SETS", "LAYOUTS", "JOINTS",
-           "tile_properties", "tile_layout", "tile_structure", "plate", "N_TILES"]
+           "tile_properties", "resolve_tile_properties", "tile_layout", "tile_structure", "plate", "N_TILES"]
 
 PROPERTY_SETS = ("S5", "S4")
 LAYOUTS = ("B", "A")
@@ -116,7 +116,9 @@ def tile_layout(layout: str = "B") -> np.ndarray:
     return np.array([[x, y] for y, xs in zip(grid["row_y"], grid["row_x_order"][layout]) for x in xs])
 
 
-def _resolve_properties(properties) -> TileProperties:
+def resolve_tile_properties(properties) -> TileProperties:
+    """The :class:`TileProperties` named by ``properties`` (one of :data:`PROPERTY_SETS`) or
+    ``properties`` itself when it already is one; ``TypeError`` otherwise."""
     if isinstance(properties, TileProperties):
         return properties
     if isinstance(properties, str):
@@ -176,7 +178,7 @@ def tile_structure(n: int = 26, *, properties="S5", layout: str = "B", joints: s
     """
     n = _check_int(n, "n", 1, N_TILES)
     k = _check_int(elements_per_edge, "elements_per_edge", 1, 256)
-    props = _resolve_properties(properties)
+    props = resolve_tile_properties(properties)
     if joints not in JOINTS:
         raise ValueError(f"`joints` must be one of {JOINTS}; got {joints!r}")
     fr = np.asarray(join_fractions, dtype=float).ravel()

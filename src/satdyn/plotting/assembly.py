@@ -1,6 +1,6 @@
 """Figures of the `satdyn assembly` study (paper 000, arXiv:2409.06017, Figs. 11-17).
 
-From an :class:`~satdyn.missions.assembly.study.AssemblyStudy`:
+From an :class:`~satdyn.studies.assembly.AssemblyStudy`:
 
 * ``sigma``: sigma_max(W -> omega'_G) of every grid point along the BFS and the H-infinity
   paths (Fig. 11), when the study sampled it;

@@ -13,7 +13,7 @@ def plot_rigid_spacecraft_inertia(result) -> dict[str, Figure]:
 
     Parameters
     ----------
-    result : satdyn.demo.RigidSpacecraftInertia
+    result : satdyn.studies.demo.RigidSpacecraftInertia
 
     Returns
     -------
@@ -51,7 +51,7 @@ def plot_flagship(result) -> dict[str, Figure]:
 
     Parameters
     ----------
-    result : satdyn.demo.FlagshipResult
+    result : satdyn.studies.demo.FlagshipResult
 
     Returns
     -------

@@ -171,7 +171,7 @@ def plot_detumbling_run(run) -> dict[str, Figure]:
 
 
 def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
-    """Controller comparison and hinge sweep (:class:`satdyn.detumbling.DetumblingExperiment`).
+    """Controller comparison and hinge sweep (:class:`satdyn.studies.detumbling.DetumblingExperiment`).
 
     Returns
     -------
@@ -217,7 +217,7 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
 
 def plot_tug_limits(comparison) -> dict[str, Figure]:
     """Rates of B with ideal tugs, with tug masses, and with masses and thrust saturation
-    (:class:`satdyn.detumbling.studies.TugLimitsComparison`)."""
+    (:class:`satdyn.studies.detumbling.TugLimitsComparison`)."""
     fig = Figure(figsize=(12, 4), layout="constrained")
     axes = fig.subplots(1, 3)
     for k, (label, run) in enumerate(comparison.runs.items()):
@@ -240,7 +240,7 @@ def plot_tug_limits(comparison) -> dict[str, Figure]:
 
 def plot_gain_sweep(sweep) -> dict[str, Figure]:
     """Settling time and peak torque over the (K scale, Gamma_pi) grid
-    (:class:`satdyn.detumbling.studies.GainSweep`); cells that do not settle are marked."""
+    (:class:`satdyn.studies.detumbling.GainSweep`); cells that do not settle are marked."""
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     axes = fig.subplots(1, 2)
     panels = ((sweep.settling_time_s, "settling time (all rates < 0.05) [s]", "settling time", "viridis"),
@@ -268,7 +268,7 @@ def plot_gain_sweep(sweep) -> dict[str, Figure]:
 
 
 def plot_detumbling_study(study) -> dict[str, Figure]:
-    """All figures of a :class:`satdyn.detumbling.DetumblingStudy`."""
+    """All figures of a :class:`satdyn.studies.detumbling.DetumblingStudy`."""
     figs = plot_detumbling_run(study.run)
     if study.experiment is not None:
         figs.update(plot_detumbling_experiment(study.experiment))

@@ -14,7 +14,7 @@ def plot_equilibrium_study(result) -> dict[str, Figure]:
 
     Parameters
     ----------
-    result : satdyn.equilibrium.EquilibriumStudy
+    result : satdyn.studies.equilibrium.EquilibriumStudy
 
     Returns
     -------

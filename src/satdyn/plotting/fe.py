@@ -1,4 +1,4 @@
-"""Figures of the `satdyn fe` study (from an :class:`satdyn.fe.study.FEStudy`).
+"""Figures of the `satdyn fe` study (from an :class:`satdyn.studies.fe.FEStudy`).
 
 * ``mode_shapes``: the first modes (up to 6) on the tile layout -- out-of-plane modes as the
   transverse displacement w (colour), in-plane modes as the deformed mesh (magnified);

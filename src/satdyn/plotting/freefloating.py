@@ -69,7 +69,7 @@ def plot_freefloating(result) -> dict[str, Figure]:
 
     Parameters
     ----------
-    result : satdyn.freefloating.study.FreeFloatingStudy
+    result : satdyn.studies.freefloating.FreeFloatingStudy
     """
     figures = {}
     for k, run in enumerate(result.runs):

@@ -3,7 +3,7 @@ coloured by the cost of every step (arXiv:2409.06017 section 3).
 
 :func:`assembly_plan` takes plain numbers (tile centres, tiles placed, leg positions and cost per
 step), so any planner can feed it; :func:`assembly_plan_from_study` reads them from a
-:class:`satdyn.missions.assembly.AssemblyStudy`.
+:class:`satdyn.studies.assembly.AssemblyStudy`.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def _node_point(node, n, centres, stack, slot_of):
 
 def assembly_plan_from_study(study, cost: str = "hinf_wrench", planner: str = "weighted", *,
                              title: str | None = None) -> Scene:
-    """:func:`assembly_plan` of one planned path of a :class:`~satdyn.missions.assembly.AssemblyStudy`.
+    """:func:`assembly_plan` of one planned path of a :class:`~satdyn.studies.assembly.AssemblyStudy`.
 
     Parameters
     ----------

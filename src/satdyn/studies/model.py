@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import build_model, load_model
+from ..io.model import build_model, load_model
 
 __all__ = ["ModelStudy", "model_study", "attitude_pid_controller", "attitude_closed_loop", "mass_summary"]
 

@@ -2,7 +2,7 @@
 
 Paper 000 (arXiv:2409.06017) section 3.2, Algorithm 1: every edge of the pick/assemble
 graphs is weighted by the sum, over its 2z = 14 frozen closed loops, of one metric
-(:mod:`.costs`); Dijkstra then gives the weighted path and BFS the minimum-hop baseline;
+(:mod:`satdyn.missions.assembly.costs`); Dijkstra then gives the weighted path and BFS the minimum-hop baseline;
 "the unweighted path is X % higher" is (J_BFS - J_Dijkstra) / J_Dijkstra.
 
 * :func:`walk_example` — F_27 carrying the last tile (the walking edges of Q_27), from
@@ -23,16 +23,18 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from .costs import COST_LABELS, COSTS, edge_cost, sensitivity_margins
-from .evaluation import HalfEdgeEvaluator
-from .execution import evaluate_halves
-from .graphs import SLOT, STACK, assemble_graph, is_sink, pick_graph
-from .layout import tile_layout
-from .models import NodeModelProvider
-from .search import NoPathError, bfs_path, dijkstra_path
+from ..missions.assembly.costs import COST_LABELS, COSTS, edge_cost, sensitivity_margins
+from ..missions.assembly.evaluation import HalfEdgeEvaluator
+from ..missions.assembly.execution import CONNECT_TIMEOUT, check_scheduler, evaluate_halves
+from ..missions.assembly.graphs import SLOT, STACK, assemble_graph, is_sink, pick_graph
+from ..missions.assembly.layout import LAYOUTS, tile_layout
+from ..missions.assembly.models import NodeModelProvider
+from ..missions.assembly.search import NoPathError, bfs_path, dijkstra_path
 
 __all__ = ["PAPER", "PathResult", "CostComparison", "AssemblyStudy", "walk_example", "full_assembly",
-           "path_trace", "percent_higher"]
+           "path_trace", "percent_higher",
+           # the vocabulary of the study's options, re-exported for the CLI (defined in satdyn.missions.assembly)
+           "COSTS", "LAYOUTS", "HalfEdgeEvaluator", "NodeModelProvider", "CONNECT_TIMEOUT", "check_scheduler"]
 
 PAPER = {
     "example": {"hinf_wrench": 11.5, "h2_wrench": 32.7, "hinf_sensitivity": 2.2, "mu": 4.3},

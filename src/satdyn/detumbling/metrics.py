@@ -1,12 +1,12 @@
-"""Detumbling studies: metrics of a run, the paper study, the controller comparison and the hinge sweep.
+"""Metrics of a detumbling run (arXiv:2407.17617) and the named-entry views of its parameters.
 
 * :func:`run_metrics` -- final norms, settling times (``|.| < threshold`` for good), ``V(0)``,
   ``V(T)``, peak wrenches, largest increase of ``V``.
-* :func:`detumbling_study` -- one run of the scenario's controller (controller B on the paper
-  scenario), optionally with the experiment.
-* :func:`detumbling_experiment` -- B, known-parameter B, A, R and velocity-only B on one scenario, plus the
-  hinge-stiffness sweep (stiffness and damping ×1, ×10, ×100) for B and A, which shows when the
-  paper's composite controller A works (stiff hinge only).
+* :func:`named_parameters`, :func:`named_grasps` -- ``{name: value}`` views of a parameter vector
+  and of grasp points, as written to results files.
+
+The studies built on them (the paper study, the controller comparison, the hinge sweep) live in
+:mod:`satdyn.studies.detumbling`.
 """
 
 from __future__ import annotations
@@ -17,19 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .client import PARAMETER_NAMES
-from .scenario import Scenario
-from .simulate import DetumblingRun, simulate
+from .simulate import DetumblingRun
 
-__all__ = ["RunMetrics", "run_metrics", "DetumblingExperiment", "detumbling_experiment", "SETTLING_THRESHOLD",
-           "HINGE_SCALES", "EXPERIMENT_KINDS"]
+__all__ = ["RunMetrics", "run_metrics", "SETTLING_THRESHOLD", "named_parameters", "named_grasps"]
 
 SETTLING_THRESHOLD = 0.05
 """Settling band of ``|v|`` [m/s] and ``|omega_i|`` [rad/s] (arXiv:2407.17617)."""
-HINGE_SCALES = (1.0, 10.0, 100.0)
-EXPERIMENT_KINDS = ("B", "known", "A", "R", "velocity")
 
 
-def _named_parameters(values) -> dict:
+def named_parameters(values) -> dict:
     """``{name: value}`` of a parameter vector (the first ``len(values)`` of :data:`PARAMETER_NAMES`).
 
     Units: m [kg], h [kg m], J [kg m^2], k [N m/rad], xi [N m s/rad], fc [N m] (the hinge).
@@ -38,7 +34,7 @@ def _named_parameters(values) -> dict:
     return {name: float(v) for name, v in zip(PARAMETER_NAMES, values)}
 
 
-def _named_grasps(grasps) -> dict:
+def named_grasps(grasps) -> dict:
     """``{"tug1": {"x": .., "y": .., "z": ..}, ...}`` of grasp points (k, 3) [m]."""
     return {f"tug{i + 1}": dict(zip("xyz", map(float, g))) for i, g in enumerate(np.asarray(grasps, dtype=float))}
 
@@ -106,66 +102,3 @@ def run_metrics(run: DetumblingRun, threshold: float = SETTLING_THRESHOLD) -> Ru
         max_position_error=float(norm(run.position_error, axis=1).max()),
         wall_time_s=run.wall_time, rhs_evaluations=run.n_rhs,
     )
-
-
-@dataclass
-class DetumblingExperiment:
-    """Controller comparison and hinge-stiffness sweep on one scenario.
-
-    Attributes
-    ----------
-    runs : dict
-        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"``, ``"velocity"`` (hinge ×1) and
-        ``"B x10"``, ``"A x10"``, ``"B x100"``, ``"A x100"``.
-    metrics : dict
-        ``{label: RunMetrics}``.
-    hinge_scales : tuple of float
-    """
-
-    runs: dict
-    metrics: dict
-    hinge_scales: tuple = HINGE_SCALES
-
-    def to_dict(self) -> dict:
-        return {"hinge_scales": list(self.hinge_scales),
-                "runs": {label: m.to_dict() for label, m in self.metrics.items()}}
-
-
-def _label(kind: str, scale: float) -> str:
-    return kind if scale == 1.0 else f"{kind} x{scale:g}"
-
-
-def detumbling_experiment(scenario: Scenario, *, kinds=EXPERIMENT_KINDS, hinge_scales=HINGE_SCALES,
-                          sweep_kinds=("B", "A"), progress=None, reuse: dict | None = None) -> DetumblingExperiment:
-    """Run B, known, A, R, velocity at the scenario's hinge and B, A over ``hinge_scales``.
-
-    Parameters
-    ----------
-    scenario : Scenario
-    kinds : sequence of str
-        Controllers compared at hinge scale 1.
-    hinge_scales : sequence of float
-        Stiffness/damping multipliers of the sweep.
-    sweep_kinds : sequence of str
-        Controllers run at every scale.
-    progress : callable ``(label, t, T)``, optional
-    reuse : dict, optional
-        ``{label: DetumblingRun}`` already computed (e.g. the study's B run); not re-run.
-
-    Returns
-    -------
-    DetumblingExperiment
-    """
-    jobs = [(k, 1.0) for k in kinds]
-    jobs += [(k, float(s)) for s in hinge_scales if float(s) != 1.0 for k in sweep_kinds]
-    runs = dict(reuse or {})
-    for kind, scale in jobs:
-        label = _label(kind, scale)
-        if label in runs:
-            continue
-        sc = scenario if scale == 1.0 else scenario.with_hinge_scale(scale)
-        cb = None if progress is None else (lambda t, T, _l=label: progress(_l, t, T))
-        runs[label] = simulate(sc, kind, progress=cb)
-    ordered = {_label(k, s): runs[_label(k, s)] for k, s in jobs}
-    return DetumblingExperiment(ordered, {label: run_metrics(r) for label, r in ordered.items()},
-                                tuple(float(s) for s in hinge_scales))

@@ -5,7 +5,7 @@
    tile 27 from tile 2 (leg R1 docked) to tile 27 (leg R2), planned by BFS and by
    Dijkstra under four closed-loop costs of the whole flexible spacecraft (H-infinity and
    H2 of the wrench transfers, the input sensitivity, and mu for the +/-20 % first array
-   mode).  It is :func:`satdyn.missions.assembly.walk_example` with every cost.
+   mode).  It is :func:`satdyn.studies.assembly.walk_example` with every cost.
 
 1. The hub-and-arrays study (``satdyn demo --hub-arrays``, :func:`flagship_study`): the SYNTHETIC hub with two
    flexible solar arrays on drive mechanisms (model 1 of :mod:`satdyn.titop.models`,
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .spatial import composite_inertia, composite_mass_matrix, mass_properties, rigid_mass_matrix, rodrigues
+from ..spatial import composite_inertia, composite_mass_matrix, mass_properties, rigid_mass_matrix, rodrigues
 
 __all__ = ["assembly_flagship_study", "RigidBodyData", "PanelData", "RigidSpacecraft", "RigidSpacecraftInertia",
            "load_rigid_spacecraft", "rigid_spacecraft_inertia", "FlagshipResult", "flagship_study",
@@ -60,11 +60,11 @@ def assembly_flagship_study(*, workers: int | None = None, cache_dir=None, sigma
 
     Returns
     -------
-    satdyn.missions.assembly.study.AssemblyStudy
+    satdyn.studies.assembly.AssemblyStudy
     """
     import os
 
-    from .missions.assembly import walk_example
+    from .assembly import walk_example
 
     if workers is None:
         workers = os.cpu_count() or 1
@@ -283,7 +283,7 @@ def attitude_closed_loop(plant, inertia, bandwidth_hz: float = 0.02, damping: fl
         Inputs ``d[0..2]`` (torque disturbance [N m]); outputs ``hub:G:acc[3..5]`` (hub
         angular acceleration [rad/s^2]); the plant's parameters are kept.
     """
-    from .lfr import as_lfr, integrator, interconnect, ss
+    from ..lfr import as_lfr, integrator, interconnect, ss
 
     for name, value in (("bandwidth_hz", bandwidth_hz), ("damping", damping), ("rolloff_damping", rolloff_damping)):
         if not (np.isfinite(value) and value > 0):
@@ -487,10 +487,10 @@ def flagship_study(*, array_angle_deg: float = 0.0, bandwidth_hz: float = 0.02, 
     -------
     FlagshipResult
     """
-    from .robust import hinfnorm, robust_stability, worst_case_gain
-    from .runtime import limit_blas_threads, progress
-    from .titop.data import load_hub_two_arrays
-    from .titop.models import hub_two_arrays
+    from ..robust import hinfnorm, robust_stability, worst_case_gain
+    from ..runtime import limit_blas_threads, progress
+    from ..titop.data import load_hub_two_arrays
+    from ..titop.models import hub_two_arrays
 
     if not np.isfinite(array_angle_deg) or abs(array_angle_deg) > 180:
         raise ValueError(f"`array_angle_deg` must be in [-180, 180]; got {array_angle_deg}")

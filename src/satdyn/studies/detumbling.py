@@ -1,5 +1,10 @@
-"""Parametric studies around controller B (arXiv:2407.17617): the tugs' limits and the gain sweep.
+"""The ``satdyn detumbling`` studies (arXiv:2407.17617), built on :mod:`satdyn.detumbling`.
 
+* :func:`detumbling_study` -- one run of the scenario's controller (controller B on the paper
+  scenario), optionally with the experiment.
+* :func:`detumbling_experiment` -- B, known-parameter B, A, R and velocity-only B on one scenario, plus the
+  hinge-stiffness sweep (stiffness and damping x1, x10, x100) for B and A, which shows when the
+  paper's composite controller A works (stiff hinge only).
 * :func:`tug_limits_comparison` -- B with ideal tugs (massless, unlimited thrust, as in the
   paper), with the tugs' masses lumped into the links, and with masses and thrust saturation;
   how the settling times and peaks change.
@@ -14,23 +19,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..detumbling.controllers import CONTROLLER_KINDS
+from ..detumbling.metrics import RunMetrics, named_grasps, named_parameters, run_metrics
+from ..detumbling.projection import physical_parameter_set
+from ..detumbling.scenario import Scenario, load_scenario
+from ..detumbling.simulate import DetumblingRun, simulate
+from ..detumbling.tugs import TugModel
 from ..runtime import limit_blas_threads
 from ..runtime import progress as progress_bar
-from .experiments import (
-    DetumblingExperiment,
-    RunMetrics,
-    _named_grasps,
-    _named_parameters,
-    detumbling_experiment,
-    run_metrics,
-)
-from .scenario import Scenario
-from .simulate import DetumblingRun, simulate
-from .tugs import TugModel
 
-__all__ = ["DetumblingStudy", "detumbling_study", "TugLimitsComparison", "tug_limits_comparison", "GainSweep",
+__all__ = ["DetumblingStudy", "detumbling_study", "DetumblingExperiment", "detumbling_experiment", "HINGE_SCALES",
+           "EXPERIMENT_KINDS", "TugLimitsComparison", "tug_limits_comparison", "GainSweep",
            "gain_sweep", "SWEEP_GRIDS",
-           "DEFAULT_TUG"]
+           "DEFAULT_TUG",
+           # the vocabulary of the study's options, re-exported for the CLI (defined in satdyn.detumbling)
+           "CONTROLLER_KINDS", "load_scenario", "physical_parameter_set"]
+
+HINGE_SCALES = (1.0, 10.0, 100.0)
+"""Stiffness/damping multipliers of the hinge sweep of :func:`detumbling_experiment`."""
+EXPERIMENT_KINDS = ("B", "known", "A", "R", "velocity")
+"""Controllers compared by :func:`detumbling_experiment` at the scenario's hinge."""
 
 DEFAULT_TUG = TugModel(mass=20.0, inertia=np.diag([2.0, 2.0, 2.0]), arm=1.0, max_thrust=20.0)
 """A 20 kg tug (inertia 2 kg m^2 per axis) with 6 thrusters of 20 N on a 1 m arm: at most 40 N per
@@ -235,10 +243,10 @@ class DetumblingStudy:
             "rhs_evaluations": m.rhs_evaluations,
             "scenario": {"name": sc.name, "resolutions": dataclasses.asdict(sc.resolutions),
                          "gains": dataclasses.asdict(sc.gains), "estimate_fraction": sc.estimate_fraction,
-                         "parameters_true": _named_parameters(sc.client.parameters),
-                         "grasps_true_m": _named_grasps(sc.client.grasps)},
-            "estimates_final": {f"tug{i + 1}": {"parameters": _named_parameters(self.run.pi_hat[-1, i]),
-                                                "grasp_m": _named_grasps(self.run.d_hat[-1, i:i + 1])["tug1"]}
+                         "parameters_true": named_parameters(sc.client.parameters),
+                         "grasps_true_m": named_grasps(sc.client.grasps)},
+            "estimates_final": {f"tug{i + 1}": {"parameters": named_parameters(self.run.pi_hat[-1, i]),
+                                                "grasp_m": named_grasps(self.run.d_hat[-1, i:i + 1])["tug1"]}
                                 for i in range(self.run.pi_hat.shape[1])},
             "notes": list(self.notes),
         }
@@ -301,3 +309,66 @@ def detumbling_study(scenario: Scenario, *, experiment: bool = False, duration: 
         K_scales, Gamma_pi, horizon = SWEEP_GRIDS[sweep_grid]
         sweep = gain_sweep(scenario, K_scales, Gamma_pi, duration=horizon)
     return DetumblingStudy(scenario, run, run_metrics(run), exp, notes, limits, sweep, bounds is not None)
+
+
+@dataclass
+class DetumblingExperiment:
+    """Controller comparison and hinge-stiffness sweep on one scenario.
+
+    Attributes
+    ----------
+    runs : dict
+        ``{label: DetumblingRun}``; labels ``"B"``, ``"known"``, ``"A"``, ``"R"``, ``"velocity"`` (hinge ×1) and
+        ``"B x10"``, ``"A x10"``, ``"B x100"``, ``"A x100"``.
+    metrics : dict
+        ``{label: RunMetrics}``.
+    hinge_scales : tuple of float
+    """
+
+    runs: dict
+    metrics: dict
+    hinge_scales: tuple = HINGE_SCALES
+
+    def to_dict(self) -> dict:
+        return {"hinge_scales": list(self.hinge_scales),
+                "runs": {label: m.to_dict() for label, m in self.metrics.items()}}
+
+
+def _label(kind: str, scale: float) -> str:
+    return kind if scale == 1.0 else f"{kind} x{scale:g}"
+
+
+def detumbling_experiment(scenario: Scenario, *, kinds=EXPERIMENT_KINDS, hinge_scales=HINGE_SCALES,
+                          sweep_kinds=("B", "A"), progress=None, reuse: dict | None = None) -> DetumblingExperiment:
+    """Run B, known, A, R, velocity at the scenario's hinge and B, A over ``hinge_scales``.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    kinds : sequence of str
+        Controllers compared at hinge scale 1.
+    hinge_scales : sequence of float
+        Stiffness/damping multipliers of the sweep.
+    sweep_kinds : sequence of str
+        Controllers run at every scale.
+    progress : callable ``(label, t, T)``, optional
+    reuse : dict, optional
+        ``{label: DetumblingRun}`` already computed (e.g. the study's B run); not re-run.
+
+    Returns
+    -------
+    DetumblingExperiment
+    """
+    jobs = [(k, 1.0) for k in kinds]
+    jobs += [(k, float(s)) for s in hinge_scales if float(s) != 1.0 for k in sweep_kinds]
+    runs = dict(reuse or {})
+    for kind, scale in jobs:
+        label = _label(kind, scale)
+        if label in runs:
+            continue
+        sc = scenario if scale == 1.0 else scenario.with_hinge_scale(scale)
+        cb = None if progress is None else (lambda t, T, _l=label: progress(_l, t, T))
+        runs[label] = simulate(sc, kind, progress=cb)
+    ordered = {_label(k, s): runs[_label(k, s)] for k, s in jobs}
+    return DetumblingExperiment(ordered, {label: run_metrics(r) for label, r in ordered.items()},
+                                tuple(float(s) for s in hinge_scales))

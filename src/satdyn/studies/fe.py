@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fe.family import tile_family
+from ..fe.reduction import PortData
+from ..fe.tiles import N_TILES, resolve_tile_properties, tile_structure
 from ..runtime import limit_blas_threads
-from .reduction import PortData
-from .tiles import tile_structure
 
-__all__ = ["FEStudy", "fe_study"]
+__all__ = ["FEStudy", "fe_study", "N_TILES"]  # N_TILES re-exported for the CLI (defined in satdyn.fe.tiles)
 
 
 @dataclass(frozen=True)
@@ -81,15 +82,13 @@ def fe_study(n: int, *, properties="S5", layout: str = "B", joints: str = "conti
         data = s.port_data(ports, n_modes=n_modes, port_model=port_model, foot_radius=foot_radius)
         modes = s.modes(len(data.frequencies))
         shapes = s.full_shapes(modes)[:, :3, :]
-    from .family import tile_family
-    from .tiles import _resolve_properties
 
     fam = None
     if family:
         f = tile_family(properties, layout=layout, joints=joints, elements_per_edge=elements_per_edge,
                         port_model=port_model, foot_radius=foot_radius)
         fam = tuple(f.frequencies_hz(k)[:len(data.frequencies)] for k in range(1, f.n_structures + 1))
-    props = _resolve_properties(properties)
+    props = resolve_tile_properties(properties)
     prop_dict = {"name": props.name, "synthetic": props.synthetic, "description": props.description, **props.key()}
     return FEStudy(n_tiles=n, description=s.description, properties=prop_dict,
                    frequencies_hz=data.frequencies_hz, mode_types=data.mode_types, titop=data,

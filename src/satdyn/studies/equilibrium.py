@@ -3,7 +3,7 @@
 * Fig. 5: relative error ``||(G1 - G2) G2^-1||_inf`` over a grid of ``(theta1, theta2)``
   between the LFT model ``G1`` (built once, evaluated in one batch) and ``G2``, the
   numerical trim + central-difference linearisation of the non-linear arm in
-  :mod:`satdyn.multibody` at each configuration (:mod:`.comparator`).
+  :mod:`satdyn.multibody` at each configuration (:mod:`satdyn.equilibrium.comparator`).
 * Fig. 6: singular values of ``dT -> dtheta`` at ``(70 deg, 30 deg)``: the nominal LFT
   model, ``n_samples`` random samples of the uncertain parameters (uniform in the +-20 %
   box, angles fixed) and the numerical comparator at the nominal.
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..equilibrium.arm import GEOMETRIES, load_two_link_arm, two_link_arm_data, two_link_arm_lfr
+from ..equilibrium.comparator import multibody_arm, multibody_trim_linearise
+from ..equilibrium.reference import frequency_response, relative_error
 from ..runtime import limit_blas_threads
 
-from .arm import _load_json, load_two_link_arm, two_link_arm_lfr
-from .comparator import multibody_arm, multibody_trim_linearise
-from .reference import frequency_response, relative_error
-
-__all__ = ["EquilibriumStudy", "equilibrium_study", "COMPARATOR"]
+__all__ = ["EquilibriumStudy", "equilibrium_study", "COMPARATOR",
+           "GEOMETRIES"]  # re-exported for the CLI (defined in satdyn.equilibrium.arm)
 
 COMPARATOR = ("satdyn.multibody (articulated-body forward dynamics of the non-linear arm): "
               "numerical trim by root finding + central finite differences, per configuration")
@@ -164,7 +164,7 @@ def equilibrium_study(geometry: str = "hanging", g0=None, *, grid_step_deg: floa
         max_stiff = float(err[stiff].max()) if stiff.any() else float("nan")
 
         # Fig. 6
-        point = np.array(_load_json()["figure6_point_deg"], dtype=float)
+        point = np.array(two_link_arm_data()["figure6_point_deg"], dtype=float)
         th = np.deg2rad(point)
         nominal = model.plant.evaluate({"theta1": th[0], "theta2": th[1]})
         s_nom = _sigmas(nominal.A, nominal.B, nominal.C[:2], omega)

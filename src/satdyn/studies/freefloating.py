@@ -18,11 +18,12 @@ import dataclasses
 
 import numpy as np
 
-from .control import JointSequenceCommand
-from .examples import load_example
-from .simulate import SimulationResult, simulate
+from ..freefloating.control import JointSequenceCommand
+from ..freefloating.examples import load_example
+from ..freefloating.simulate import SimulationResult, simulate
 
-__all__ = ["CycleSummary", "SystemRun", "FreeFloatingStudy", "run_freefloating_study"]
+__all__ = ["CycleSummary", "SystemRun", "FreeFloatingStudy", "run_freefloating_study",
+           "load_example"]  # re-exported for the CLI (defined in satdyn.freefloating.examples)
 
 
 @dataclasses.dataclass(frozen=True)
