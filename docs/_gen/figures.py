@@ -47,7 +47,7 @@ def _hub_two_arrays():
 
 def _attitude_loop():
     """The PD attitude loop of the robust-attitude-control tutorial (drive angle 0.5 rad)."""
-    from satdyn.io.study import attitude_closed_loop, attitude_pid_controller, mass_summary
+    from satdyn.studies.model import attitude_closed_loop, attitude_pid_controller, mass_summary
 
     model = _hub_two_arrays()
     port = model.system.ports["hub.G"]
@@ -145,7 +145,7 @@ def lfr_bode():
 
 @figure("spatial-inertia")
 def spatial_inertia():
-    from satdyn.demo import rigid_spacecraft_inertia
+    from satdyn.studies.demo import rigid_spacecraft_inertia
     from satdyn.plotting import plot_rigid_spacecraft_inertia
 
     return next(iter(plot_rigid_spacecraft_inertia(rigid_spacecraft_inertia()).values()))
@@ -162,7 +162,7 @@ def equilibrium_error():
 
 @figure("freefloating-motion")
 def freefloating_motion():
-    from satdyn.freefloating.study import run_freefloating_study
+    from satdyn.studies.freefloating import run_freefloating_study
     from satdyn.plotting import plot_freefloating
 
     # P4S only, no final settling, rtol 1e-4: the base rates agree with a 1e-6 run to 1e-4 of

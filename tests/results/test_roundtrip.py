@@ -38,6 +38,9 @@ NOT_COVERED = {
     "satdyn.missions.assembly.evaluation:HalfMetrics": "needs the tile-family cache of the assembly mission",
     "satdyn.studies.assembly:AssemblyStudy": "the assembly mission study (minutes)",
     "satdyn.studies.assembly:PathResult": "comes from the assembly mission study (minutes)",
+    "satdyn.control.musyn:MusynResult": "a D-K iteration (tens of seconds); its fields are StateSpace objects, "
+                                        "arrays and MusynIteration / DScaleFit dataclasses, all covered kinds "
+                                        "(test_hinfsyn_result covers the StateSpace and nested-dataclass kinds)",
 }
 
 
@@ -143,6 +146,20 @@ def test_hinfnorm(tmp_path):
 
     from satdyn.robust import hinfnorm
     roundtrip(hinfnorm(control.ss([[-1.0, 2.0], [-2.0, -1.0]], [[1.0], [0.0]], [[1.0, 0.0]], [[0.0]])), tmp_path)
+
+
+_covered("satdyn.control.hinfsyn:HinfsynResult")
+
+
+def test_hinfsyn_result(tmp_path):
+    # A first-order unstable plant (the closed-form case of tests/control/test_hinfsyn.py):
+    # K and the closed loop are StateSpace objects, the gamma history nested dataclasses.
+    import control
+
+    from satdyn.control.hinfsyn import hinfsyn
+    P = control.ss([[1.0]], [[1.0, 0.0, 1.0]], [[1.0], [0.0], [1.0]],
+                   [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    roundtrip(hinfsyn(P, 1, 1), tmp_path)
 
 
 _covered("satdyn.robust.stability:RobustStabilityResult", "satdyn.examples.textbook:TextbookProblem")
