@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "robust"))
 
-from chain_systems import THREE_MASS, brute_force_margin, chain_lfr, random_chain  # noqa: E402
+from chain_systems import THREE_MASS, brute_force_margin, chain_lfr, random_chain
 
-from satdyn.robust import robust_stability  # noqa: E402
+from satdyn.robust import robust_stability
 
 
 def timed(function, *args):

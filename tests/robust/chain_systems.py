@@ -258,7 +258,7 @@ def brute_force_margin(chain, t_max=3.0, points=None, steps=120, starts=2):
             continue
         ti = t[i]
 
-        def objective(y):
+        def objective(y, ti=ti):
             norm = np.max(np.abs(y))
             if norm == 0:
                 return np.inf

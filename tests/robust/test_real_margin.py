@@ -37,10 +37,17 @@ takes five of them plus the three-mass chain.
 
 import numpy as np
 import pytest
+from chain_systems import (
+    THREE_MASS,
+    brute_force_margin,
+    chain_A,
+    chain_lfr,
+    closed_loop_A,
+    random_chain,
+    values_of,
+)
 from scipy.linalg import eig
 
-from chain_systems import (THREE_MASS, brute_force_margin, chain_A, chain_lfr, closed_loop_A,
-                           random_chain, values_of)
 from satdyn.lfr import ss, ureal
 from satdyn.robust import robust_stability
 
