@@ -18,7 +18,7 @@ drawn by hypothesis (seeded in tests/conftest.py), and scalings driven near sing
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from satdyn.robust import complex_block, full_block, mussv, real_block
@@ -64,6 +64,7 @@ BLOCK = st.one_of(
 @settings(max_examples=30)
 @given(blocks=st.lists(BLOCK, min_size=1, max_size=4), seed=st.integers(0, 2**31 - 1),
        exponent=st.integers(-3, 3))
+@example(blocks=[full_block(1, 2)], seed=1, exponent=1)  # issue 25: NaN pencil (see below)
 def test_mussv_scalings_prove_the_returned_bound(blocks, seed, exponent):
     structure = BlockStructure(tuple(blocks))
     rng = np.random.default_rng(seed)
@@ -74,6 +75,29 @@ def test_mussv_scalings_prove_the_returned_bound(blocks, seed, exponent):
         beta = float(result.dg_upper[i])
         assert np.isfinite(beta)
         assert_proves(M[i], structure, result.scalings, i, np.full(structure.m, beta**2))
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (2, 1), (3, 1)])
+def test_one_full_block_is_its_largest_singular_value(shape):
+    """Regression (issue 25): a single full block made the descent produce a NaN pencil.
+
+    With one full block the D-G bound does not depend on D, so the descent's gradient is
+    rounding noise; L-BFGS extrapolated on it to a trial factor L = 0 exactly, and the
+    pencil L^-1 H L^-H was formed as inf * 0 (a RuntimeWarning, an error in this suite).
+    Oracle: mu of one full complex block is the largest singular value of M (Packard and
+    Doyle 1993); the bound must equal it up to the certification margin (a few ulps times
+    the dimensions, well under 1e-10 relative) and its scalings must prove it.
+    """
+    structure = BlockStructure((full_block(*shape),))
+    rng = np.random.default_rng(1)
+    M = 10.0 * (rng.standard_normal((2, structure.n, structure.m))
+                + 1j * rng.standard_normal((2, structure.n, structure.m)))
+    upper, scalings, _ = mu_upper_bound(M, structure)
+    sigma = np.linalg.norm(M, 2, axis=(1, 2))
+    assert np.all(upper >= sigma * (1 - 1e-12))
+    np.testing.assert_allclose(upper, sigma, rtol=1e-10)
+    for i in range(2):
+        assert_proves(M[i], structure, scalings, i, np.full(structure.m, upper[i] ** 2))
 
 
 @settings(max_examples=30)

@@ -170,30 +170,48 @@ def _herm(X):
 def _pencil_eigs(M, layout, x):
     """Eigen-decomposition of Lw^-1 H Lw^-H; returns (lam (F,m) ascending, V, U, Ls).
 
-    For a 1x1-block layout ``Ls`` is the diagonal factor L (F, k) itself.
+    For a 1x1-block layout ``Ls`` is the diagonal factor L (F, k) itself. A trial point
+    whose scalings are singular or not finite (a line-search step can reach L = 0 exactly:
+    on a structure whose bound does not depend on D, e.g. one full block, the gradient is
+    rounding noise and L-BFGS extrapolates on it) has no pencil: its row gets lam = inf,
+    which the line search rejects, and V = U = 0. Such rows are left out of every product
+    (forming them would multiply inf by 0 and fill the pencil with NaN).
     """
+    F, n, m = M.shape
     MH = np.conj(np.swapaxes(M, 1, 2))
+    lam = np.full((F, m), np.inf)
+    V = np.zeros((F, m, m), complex)
+    U = np.zeros((F, n, m), complex)
     if layout.unit:
         Ls, g = layout.unit_parts(x)
-        d = np.abs(Ls) ** 2
-        H = (MH * d[:, None, :]) @ M + 1j * (g[:, :, None] * M - MH * g[:, None, :])
-        with np.errstate(all="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             L_inv = 1.0 / Ls
-            T = _herm(L_inv[:, :, None] * H * np.conj(L_inv)[:, None, :])
+        ok = np.all(np.isfinite(L_inv), axis=1) & np.all(np.isfinite(Ls), axis=1) & np.all(np.isfinite(g), axis=1)
+        rows = np.flatnonzero(ok)
+        d = np.abs(Ls[rows]) ** 2
+        Mr, MHr, gr, Li = M[rows], MH[rows], g[rows], L_inv[rows]
+        H = (MHr * d[:, None, :]) @ Mr + 1j * (gr[:, :, None] * Mr - MHr * gr[:, None, :])
+        T = _herm(Li[:, :, None] * H * np.conj(Li)[:, None, :])
     else:
         Dz, Dw, G, Lw_inv, Ls = layout.matrices(x)
-        H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))
-        T = _herm(Lw_inv @ H @ np.conj(np.swapaxes(Lw_inv, 1, 2)))
-    bad = ~np.all(np.isfinite(T), axis=(1, 2))
-    T[bad] = 0.0
-    lam, Y = np.linalg.eigh(T)
-    lam[bad] = np.inf
-    if layout.unit:
-        with np.errstate(all="ignore"):
-            V = np.conj(L_inv)[:, :, None] * Y  # v^H Dw v = 1
-    else:
-        V = np.conj(np.swapaxes(Lw_inv, 1, 2)) @ Y
-    U = M @ V
+        ok = (np.all(np.isfinite(Lw_inv), axis=(1, 2)) & np.all(np.isfinite(Dz), axis=(1, 2))
+              & np.all(np.isfinite(G), axis=(1, 2)))
+        rows = np.flatnonzero(ok)
+        Mr, MHr, Li = M[rows], MH[rows], Lw_inv[rows]
+        Gr = G[rows]
+        H = MHr @ Dz[rows] @ Mr + 1j * (Gr @ Mr - MHr @ np.conj(np.swapaxes(Gr, 1, 2)))
+        T = _herm(Li @ H @ np.conj(np.swapaxes(Li, 1, 2)))
+    # finite scalings can still overflow the pencil (|L| ~ 1e154): those rows are out too
+    finite = np.all(np.isfinite(T), axis=(1, 2))
+    rows, T = rows[finite], T[finite]
+    if rows.size:
+        lam_r, Y = np.linalg.eigh(T)
+        lam[rows] = lam_r
+        if layout.unit:
+            V[rows] = np.conj(L_inv[rows])[:, :, None] * Y  # v^H Dw v = 1
+        else:
+            V[rows] = np.conj(np.swapaxes(Lw_inv[rows], 1, 2)) @ Y
+        U[rows] = M[rows] @ V[rows]
     return lam, V, U, Ls
 
 
