@@ -61,7 +61,7 @@ def _attitude_loop():
 
 @figure("fe-modes", "home-mode")
 def fe_modes():
-    from satdyn.fe import fe_study
+    from satdyn.studies.fe import fe_study
     from satdyn.plotting.fe import plot_fe
 
     # F_3 on a coarse mesh (4 elements per tile edge): the first six clamped-free modes, and
@@ -79,7 +79,7 @@ def fe_modes():
 
 @figure("assembly-plan")
 def assembly_plan():
-    from satdyn.missions.assembly.study import walk_example
+    from satdyn.studies.assembly import walk_example
     from satdyn.plotting.assembly import plot_assembly
 
     # the flagship's walk on the small structure F_10 (tile 1 on leg R1 -> tile 10 on leg R2),
@@ -153,7 +153,7 @@ def spatial_inertia():
 
 @figure("equilibrium-error")
 def equilibrium_error():
-    from satdyn.equilibrium.study import equilibrium_study
+    from satdyn.studies.equilibrium import equilibrium_study
     from satdyn.plotting import plot_equilibrium_study
 
     study = equilibrium_study(grid_step_deg=30.0, n_samples=20)
