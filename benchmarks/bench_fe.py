@@ -30,7 +30,6 @@ from unittest import mock
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from satdyn import fe
 from satdyn.fe.family import _family_inputs, generate_family
 from satdyn.titop.data import load_assembly_spacecraft
 from satdyn.titop.models import assembly_configurations, assembly_spacecraft

@@ -95,7 +95,7 @@ def _kinematic_loop(model, legs):
         qd = np.zeros(n)
         qd[j] = np.sign(dq)
 
-        def rhs(t, y):
+        def rhs(t, y, qd=qd):
             tw = base_twist_from_momentum(model, y[7:], qd, y[:3], dcm_from_quaternion(y[3:7]))
             return np.concatenate([tw[:3], quaternion_derivative(y[3:7], tw[3:], "inertial"), qd])
         y = solve_ivp(rhs, (0, abs(dq)), y, method="DOP853", rtol=1e-12, atol=1e-14).y[:, -1]

@@ -20,7 +20,6 @@ Chromium; without them those tests skip and say so.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import http.server
 import json

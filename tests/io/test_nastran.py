@@ -266,7 +266,7 @@ def test_real_f06_printed_identities(name):
     assert np.allclose(res.radians, np.sqrt(np.abs(res.eigenvalues)), rtol=2e-6, atol=0)
     assert np.allclose(res.cycles, res.radians / (2 * np.pi), rtol=2e-6, atol=0)
     assert np.allclose(res.generalized_stiffness, res.eigenvalues * res.generalized_mass, rtol=2e-6, atol=0)
-    for grid, arr in res.eigenvectors.items():
+    for arr in res.eigenvectors.values():
         assert arr.shape == (n, 6)
         # printed eigenvectors exist exactly for the modes with a generalised mass
         assert np.all(np.isnan(arr[:, 0]) | (res.generalized_mass > 0))

@@ -168,7 +168,7 @@ def test_joint_slider_moves_the_link_on_screen(browser, urdf, tmp_path):
     arm = viz.urdf_visuals(urdf)["arm"][0]
     shots = browser.render(path, ["joint=yaw:-0.6,slide:0.3&ui=0", "joint=yaw:1.2,slide:0.3&ui=0"])
     base_boxes = []
-    for (image, state), yaw in zip(shots, (-0.6, 1.2)):
+    for (image, _state), yaw in zip(shots, (-0.6, 1.2)):
         pos, dcm = body_poses(model, np.array([yaw, 0.3]))
         corners = arm.corners() @ dcm[1].T + pos[1]
         got = pixel_box(red(image))

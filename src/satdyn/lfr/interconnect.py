@@ -125,7 +125,7 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
         raise ValueError("interconnect: `blocks` is empty")
     in_slots, out_index = [], {}
     in_groups, out_groups = {}, {}
-    for k, x in enumerate(xs):
+    for x in xs:
         in_slots.extend(x.input_names)
         for name in x.output_names:
             if name in out_index:

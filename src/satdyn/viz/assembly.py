@@ -129,7 +129,10 @@ def assembly_plan_from_study(study, cost: str = "hinf_wrench", planner: str = "w
     if hops == 0 or per_edge.size % hops:
         raise VizInputError(f"`study`: path trace of {per_edge.size} points does not split into {hops} edges")
     per_edge = per_edge.reshape(hops, -1).sum(axis=1)
-    slot_of = lambda n: centres[n] if n < len(centres) else stack             # the slot of tile n + 1
+
+    def slot_of(n):  # the slot of tile n + 1
+        return centres[n] if n < len(centres) else stack
+
     placed, legs, costs, labels = [], [], [], []
     edge = 0
     for phase, (nodes, graph) in enumerate(zip(path.nodes, path.graphs)):

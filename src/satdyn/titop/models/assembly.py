@@ -37,7 +37,7 @@ void ones (n = N with a carried tile: negative stack), which the builder refuses
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
