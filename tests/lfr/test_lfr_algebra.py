@@ -180,7 +180,8 @@ def test_statespace_products_both_orders_and_names():
     k = ureal("k", 2.0, percent=20)
     for left in (True, False):
         X = (G @ k.lfr) if left else (k.lfr @ G)
-        ref = control.series(control.ss([], [], [], [[2.3]]), G) if left else control.series(G, control.ss([], [], [], [[2.3]]))
+        gain = control.ss([], [], [], [[2.3]])
+        ref = control.series(gain, G) if left else control.series(G, gain)
         S = X.evaluate({"k": 2.3})
         for w in (0.1, 1.0, 7.0):
             assert np.allclose(S(1j * w), ref(1j * w), rtol=1e-12)

@@ -162,7 +162,8 @@ def test_brute_force_equals_dijkstra_and_csgraph(seed):
         assert dist_d[idx[src], idx[tgt]] == pytest.approx(best, rel=1e-12)
         assert dist_bf[idx[src], idx[tgt]] == pytest.approx(best, rel=1e-12)
         # unit weights: the Dijkstra cost is the BFS hop count
-        assert path_cost(g, dijkstra_path(g, src, tgt, lambda *a: 1.0), lambda *a: 1.0) == len(bfs_path(g, src, tgt)) - 1
+        unit = path_cost(g, dijkstra_path(g, src, tgt, lambda *a: 1.0), lambda *a: 1.0)
+        assert unit == len(bfs_path(g, src, tgt)) - 1
         # scaling every weight by c > 0 keeps the optimum's cost ratio (and the path when unique)
         scaled = dijkstra_path(g, src, tgt, lambda u, v, d: 3.7 * weights[(u, v)])
         assert path_cost(g, scaled, w) == pytest.approx(best, rel=1e-12)
