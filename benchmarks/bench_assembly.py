@@ -180,7 +180,8 @@ def main():
             t = time.perf_counter()
             study = full_assembly(evaluator, workers=2)
             dt = time.perf_counter() - t
-            print(f"full plan: {study.closed_loops} closed loops in {dt / 60:.1f} min ({study.closed_loops / dt:.1f} loops/s)")
+            print(f"full plan: {study.closed_loops} closed loops in {dt / 60:.1f} min "
+                  f"({study.closed_loops / dt:.1f} loops/s)")
 
 
 if __name__ == "__main__":

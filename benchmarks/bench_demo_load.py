@@ -58,7 +58,8 @@ def _timed(blas_limit: bool, options: list[str], loaded: bool, repeat: int) -> f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hub-arrays", action="store_true", help="time the hub-and-arrays study instead of the flagship")
+    parser.add_argument("--hub-arrays", action="store_true",
+                        help="time the hub-and-arrays study instead of the flagship")
     parser.add_argument("--samples", type=int, default=200, help="--hub-arrays: singular-value samples (default 200)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting; the fastest counts (default 1)")
     args = parser.parse_args()

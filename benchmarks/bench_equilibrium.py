@@ -79,7 +79,8 @@ def main(argv=None):
     chunk = args.chunk or None
     t_lfr, batch = _best(lambda: model.plant.evaluate_batch(values, chunk=chunk))
     per_lfr = t_lfr / n
-    print(f"LFT evaluate_batch (chunk {chunk}) at {n} configurations: {t_lfr:.3f} s ({1e6 * per_lfr:.1f} us per configuration, "
+    print(f"LFT evaluate_batch (chunk {chunk}) at {n} configurations: {t_lfr:.3f} s "
+          f"({1e6 * per_lfr:.1f} us per configuration, "
           f"all well posed: {bool(batch.valid.all())})")
 
     m = min(args.peer_configs, n)

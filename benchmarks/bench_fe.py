@@ -2,9 +2,9 @@
 
 1. Generation of F_1 ... F_28 (build + shift-invert eigsh + L_P + Phi at every tile port, RBE3
    feet, k = 8), as ``satdyn.fe.tile_family(cache=False)`` does it, with 10 and with 20 modes,
-   in one process and with a 2-process pool (goal <= 5 s on 2 cores); peer in the same run: the same family with scipy's default shift-invert
-   factorisation (SuperLU, column ordering), i.e. ``eigsh(K, k, M, sigma)`` without our
-   symmetric ordering.
+   in one process and with a 2-process pool (goal <= 5 s on 2 cores); peer in the same run: the
+   same family with scipy's default shift-invert factorisation (SuperLU, column ordering), i.e.
+   ``eigsh(K, k, M, sigma)`` without our symmetric ordering.
 2. The assembly family along waypoints: for a few configurations (n, j, a, delta), the robot
    joint angles follow fifth-order polynomial trajectories from 0 to a random pose and back,
    frozen at z = 7 waypoints (as the path planner does).  ``assembly_spacecraft(...,
@@ -30,7 +30,6 @@ from unittest import mock
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from satdyn import fe
 from satdyn.fe.family import _family_inputs, generate_family
 from satdyn.titop.data import load_assembly_spacecraft
 from satdyn.titop.models import assembly_configurations, assembly_spacecraft

@@ -92,7 +92,8 @@ def main(argv=None):
     err = max(np.abs(H - Hp).max(), np.abs(J - Jp).max())
     # Pinocchio's Jacobian here is for a body-frame base, which at identity base attitude equals
     # the paper's inertial-frame convention; the public functions give the same numbers:
-    assert np.allclose(generalized_inertia(model, q[:5]), H[:5]) and np.allclose(generalized_jacobian(model, q[:5]), J[:5])
+    assert (np.allclose(generalized_inertia(model, q[:5]), H[:5])
+            and np.allclose(generalized_jacobian(model, q[:5]), J[:5]))
     print(f"H and J* of a 7-DOF arm at {args.configs} configurations (best of {args.repeat}):")
     print(f"  satdyn batched          {t_sat * 1e3:9.1f} ms  (kinematics shared by H and J*)")
     print(f"  satdyn public API       {t_pub * 1e3:9.1f} ms  (generalized_inertia + generalized_jacobian)")

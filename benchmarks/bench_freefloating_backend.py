@@ -32,7 +32,8 @@ def main():
     for n in (3, 7):
         model = random_model(n, 1)
         ctrl = ComputedTorqueController(JointSequenceCommand(n, joints=(0, 1), rate=0.3))
-        runs = {backend: (lambda backend=backend: simulate(model, controller=ctrl, t_final=6.0, backend=backend))
+        runs = {backend: (lambda backend=backend, model=model, ctrl=ctrl:
+                          simulate(model, controller=ctrl, t_final=6.0, backend=backend))
                 for backend in ("numpy", "pinocchio")}
         a, b = runs["numpy"](), runs["pinocchio"]()
         assert np.abs(a.q - b.q).max() < 1e-8, "back-ends disagree"

@@ -138,7 +138,8 @@ def main(argv=None):
     for name, (wall, cpu) in rows:
         print(f"{name:42s} {wall:9.3f} {cpu:9.3f} {1e6 * cpu / N:13.1f}")
     for name, (wall, cpu) in rows[1:]:
-        print(f"ratio {name.split('(')[0].strip():38s} / batch: wall {wall / t_batch[0]:6.1f}x   cpu {cpu / t_batch[1]:6.1f}x")
+        print(f"ratio {name.split('(')[0].strip():38s} / batch: wall {wall / t_batch[0]:6.1f}x   cpu "
+              f"{cpu / t_batch[1]:6.1f}x")
     print("goal (issue 3): loop over evaluate / batch >= 50x")
     print(f"max |batch - evaluate| on checked points: {max_diff:.2e}; invalid points: {int((~batch.valid).sum())}")
 

@@ -105,7 +105,8 @@ def tree_document(n_bodies: int, *, seed: int = 0, n_modes: int = 2, branching: 
             wires += [[f"b{parent}.c{k}", f"q{k}.parent"], [f"q{k}.child", f"b{k}.P"]]
     free = [f"b{k}.c" for k in range(1) if not children[0]]
     return {"satdyn_model": 1, "name": f"tree{n_bodies}", "synthetic": True,
-            "description": f"SYNTHETIC binary tree of {n_bodies} rigid/flexible bodies (benchmarks/bench_model_build.py)",
+            "description": f"SYNTHETIC binary tree of {n_bodies} rigid/flexible bodies "
+                           "(benchmarks/bench_model_build.py)",
             "parameters": params, "bodies": bodies, "joints": joints, "connections": wires,
             "external": ["b0.G"], "free": free}
 

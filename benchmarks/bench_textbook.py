@@ -89,9 +89,9 @@ def main(argv=None):
         with auto_simplify(False):
             raw = build().lfr.ndelta
         lfr, pub = problem.lfr, problem.published
-        result, t_satdyn = timed(lambda: robust_stability(lfr), args.repeat)
+        result, t_satdyn = timed(lambda lfr=lfr: robust_stability(lfr), args.repeat)
         omega = grid_for(lfr, result.critical_frequency, args.grid)
-        (lmi_margin_value, _), t_lmi = timed(lambda: lmi_route(lfr, omega), 1)
+        (lmi_margin_value, _), t_lmi = timed(lambda lfr=lfr, omega=omega: lmi_route(lfr, omega), 1)
         published = f"{pub.lower:.4f}" if pub.lower == pub.upper else f"[{pub.lower:.4f}, {pub.upper:.4f}]"
         w_pub = "-" if pub.critical_frequency is None else f"{pub.critical_frequency:.4f}"
         counts = f"{raw}/{lfr.ndelta}/{reduce(lfr).ndelta}"

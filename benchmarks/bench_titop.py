@@ -4,8 +4,8 @@ Model 3 (spec 000a 2.6: F_26, R1 docked, tile carried) is built ONCE as an LFR w
 15 joint angles as varying parameters (240 Delta channels; the array frequency is kept
 nominal here), then evaluated at N robot configurations with ``LFR.evaluate_batch``, and
 also with the structured evaluation ``assembly_spacecraft(split_arms=True)`` (each arm's
-80-channel LFR through ``evaluate_batch``, then the cut connections closed numerically).  The peer is what a user without the LFR
-would do: build the numeric model from scratch at each configuration
+80-channel LFR through ``evaluate_batch``, then the cut connections closed numerically).  The
+peer is what a user without the LFR would do: build the numeric model from scratch at each configuration
 (``assembly_spacecraft(angles=...)`` with frozen angles, then its state space).
 The rebuild is timed on a subset (it is slow) and reported per point; both results are
 checked to agree on a few points.
@@ -43,7 +43,8 @@ def main(n: int = 1000, n_rebuild: int = 20) -> float:
     batch = family.lfr.evaluate_batch(values)
     t_batch = time.perf_counter() - t0
 
-    split = assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=True, uncertain_array=False, split_arms=True)
+    split = assembly_spacecraft(data=data, structure="table", n=26, dock=1, carry_tile=True, uncertain_array=False,
+                                split_arms=True)
     t0 = time.perf_counter()
     batch_split = split.evaluate_batch(values)
     t_split = time.perf_counter() - t0
@@ -61,7 +62,8 @@ def main(n: int = 1000, n_rebuild: int = 20) -> float:
     per_batch = t_batch / n
     ratio = t_rebuild / per_batch
     ratio_split = t_rebuild / (t_split / n)
-    print(f"model 3 LFR: {family.lfr.ndelta} Delta channels, {family.lfr.nstates} states; built once in {t_build:.2f} s")
+    print(f"model 3 LFR: {family.lfr.ndelta} Delta channels, {family.lfr.nstates} states; "
+          f"built once in {t_build:.2f} s")
     print(f"evaluate_batch at {n} configurations: {t_batch:.3f} s ({1e3 * per_batch:.3f} ms per point)")
     print(f"rebuild per configuration (mean of {n_rebuild}): {1e3 * t_rebuild:.1f} ms per point")
     print(f"structured evaluate_batch (arms apart) at {n} configurations: {t_split:.3f} s "

@@ -259,7 +259,7 @@ def tutorial_nastran_effective_mass():
     fig = Figure(figsize=(6.4, 3.4), layout="constrained")
     ax = fig.subplots(1, 2)
     x = np.arange(eff.shape[0])
-    for k, ax_, cols, unit in ((0, ax[0], range(3), "kg"), (1, ax[1], range(3, 6), "kg m²")):
+    for _k, ax_, cols, unit in ((0, ax[0], range(3), "kg"), (1, ax[1], range(3, 6), "kg m²")):
         width = 0.8 / 3
         for i, col in enumerate(cols):
             ax_.bar(x + (i - 1) * width, eff[:, col], width, label=labels[col])

@@ -234,7 +234,8 @@ class _Encoder:
         return {_TAG: "dataclass", "class": path, "fields": fields}
 
     def lfr(self, obj, where: str) -> dict:
-        node = {_TAG: "lfr", "class": _class_path(type(obj)), "A": self.array(obj.A, f"{where}.A"), "B": self.array(obj.B, f"{where}.B"),
+        node = {_TAG: "lfr", "class": _class_path(type(obj)),
+                "A": self.array(obj.A, f"{where}.A"), "B": self.array(obj.B, f"{where}.B"),
                 "C": self.array(obj.C, f"{where}.C"), "D": self.array(obj.D, f"{where}.D"),
                 "blocks": self.encode(list(obj.blocks), f"{where}.blocks"),
                 "inputs": list(obj.input_names), "outputs": list(obj.output_names),
@@ -243,8 +244,9 @@ class _Encoder:
         # The documented constructor re-orders into its canonical form; an LFR built by internal
         # operations could in principle be in another order. Rebuild now and refuse rather than
         # write a file that would load as a different (if equivalent) LFR.
-        rebuilt = _build_lfr(type(obj), np.array(obj.A), np.array(obj.B), np.array(obj.C), np.array(obj.D), list(obj.blocks),
-                             node["inputs"], node["outputs"], node["input_groups"], node["output_groups"])
+        rebuilt = _build_lfr(type(obj), np.array(obj.A), np.array(obj.B), np.array(obj.C), np.array(obj.D),
+                             list(obj.blocks), node["inputs"], node["outputs"],
+                             node["input_groups"], node["output_groups"])
         if not _same_lfr(rebuilt, obj):
             raise UnsupportedValueError(
                 f"{where}: this LFR is not rebuilt identically by LFR(A, B, C, D, blocks, inputs=, outputs=) "

@@ -86,7 +86,8 @@ def test_module_entry_point_runs_in_a_subprocess(tmp_path):
 
     src = Path(__file__).resolve().parents[2] / "src"
     env = {"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"}
-    ok = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--rigid", "--quiet", "--angles", "0", "45", "--out", str(tmp_path)],
+    ok = subprocess.run([sys.executable, "-m", "satdyn", "demo", "--rigid", "--quiet", "--angles", "0", "45",
+                         "--out", str(tmp_path)],
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "results.json").exists()

@@ -3,9 +3,10 @@
 
 Oracles of the assembly flagship: J_Dijkstra <= J_BFS (the BFS path is feasible in the
 weighted graph), 14 grid points per move, and mu's exact value 0.2 (the array mode loses its
-stiffness at delta = -5, arXiv:2409.06017's mu_max).  Oracles of --hub-arrays: the rigid-body closed loop of arXiv:2409.06017 section 3.1 (double pole at -w_att per
-axis); closed-loop eigenvalues computed directly at the reported parameter values (not
-through mu); the H-infinity norm of the closed loop evaluated at the reported worst-case
+stiffness at delta = -5, arXiv:2409.06017's mu_max).  Oracles of --hub-arrays: the rigid-body
+closed loop of arXiv:2409.06017 section 3.1 (double pole at -w_att per axis); closed-loop
+eigenvalues computed directly at the reported parameter values (not through mu); the H-infinity
+norm of the closed loop evaluated at the reported worst-case
 parameters; uniform samples of the box (a certified worst-case upper bound must dominate
 them); the data themselves (free-free modes above the 0.55 Hz cantilever frequency).
 """

@@ -34,7 +34,7 @@ def test_reference_derivative_matches_finite_difference(scenario, rng):
         p, R1, R2, nu = random_state(rng)
         nu_r, nu_r_dot = reference_velocity(scenario.desired, 0.5, p, R1, R2, nu)
 
-        def shifted(sign):
+        def shifted(sign, p=p, R1=R1, R2=R2, nu=nu):
             return reference_velocity(scenario.desired, 0.5, p + sign * h * nu[:3], so3_exp(sign * h * nu[3:6]) @ R1,
                                       so3_exp(sign * h * nu[6:9]) @ R2, nu)[0]
 

@@ -88,7 +88,6 @@ def test_mass_matrix_derivative_minus_twice_coriolis_is_skew(client, rng):
 def test_coriolis_equals_newton_euler(client, rng):
     for _ in range(10):
         p, R1, R2, nu = random_state(rng)
-        v = nu[:3]
         force, torques = np.zeros(3), []
         for link, R, w in ((client.link1, R1, nu[3:6]), (client.link2, R2, nu[6:9])):
             rc = R @ link.com
@@ -138,7 +137,7 @@ def test_forward_dynamics_matches_pinocchio(client, rng, with_forces):
         tau = np.concatenate([np.zeros(6), R2.T @ tau_h])
         fext = pin.StdVec_Force()
         fext.append(pin.Force.Zero())
-        for link_index, (R, W, d) in enumerate(((R1, W1, client.grasp1), (R2, W2, client.grasp2))):
+        for R, W, d in ((R1, W1, client.grasp1), (R2, W2, client.grasp2)):
             # external wrench about each joint frame origin (H), in the body frame
             f_H = W[:3]
             t_H = W[3:] + np.cross(R @ d, W[:3])

@@ -186,7 +186,8 @@ def test_projected_flow_dissipates_at_least_as_much(runs, scenario):
     for k in range(10, r.t.size, 10):
         x = np.concatenate([r.position[k], quaternion_from_dcm(r.R1[k]), quaternion_from_dcm(r.R2[k]), r.nu[k],
                             r.pi_hat[k, 0], r.pi_hat[k, 1], r.d_hat[k, 0], r.d_hat[k, 1]])
-        rates = [(V(x + h * f) - V(x - h * f)) / (2 * h) for f in (closed_loop_rhs(s, 0.0, x) for s in (projected, free))]
+        rates = [(V(x + h * f) - V(x - h * f)) / (2 * h)
+                 for f in (closed_loop_rhs(s, 0.0, x) for s in (projected, free))]
         # central differences: O(h^2) truncation and ~1e-10 * V / h round-off, V ~ 2e2
         assert rates[0] <= rates[1] + 1e-4
         strict += rates[0] < rates[1] - 1e-3

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from satdyn import lfr
-from satdyn.equilibrium import RevoluteJoint, RigidBody, Scaled, Weld, revolute_joint_block, rigid_body_block, weld_block
+from satdyn.equilibrium import (RevoluteJoint, RigidBody, Scaled, Weld, revolute_joint_block, rigid_body_block,
+                                weld_block)
 
 
 

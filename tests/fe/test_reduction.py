@@ -35,7 +35,7 @@ def test_D_P_equals_rigid_composition_of_the_tiles(n, layout):
 def test_port_maps_reproduce_tau_for_rigid_motions(port_model):
     # A rigid motion [t; theta] of P moves the port C by tau(r_CP) [t; theta] (TITOP kinematics).
     s = fe.tile_structure(6, elements_per_edge=4)
-    for key, point in s.ports.items():
+    for point in s.ports.values():
         G = port_operator(s, point, port_model, 0.25)
         r_PC = np.append(point - s.origin, 0.0)
         np.testing.assert_allclose(G @ s.R_P, tau(-r_PC), atol=1e-12)

@@ -42,7 +42,8 @@ def _with_inertia(k, J):
 
 def _dh(**changes):
     args = dict(base_mass=100.0, base_inertia=10 * np.eye(3), mount_position=[0.5, 0, 0], d=[0.1, 0.2],
-                alpha=[0.0, 0.5], a=[0.3, 0.3], b=[0.2, 0.2], masses=[2.0, 1.0], inertias=np.stack([0.1 * np.eye(3)] * 2))
+                alpha=[0.0, 0.5], a=[0.3, 0.3], b=[0.2, 0.2], masses=[2.0, 1.0],
+                inertias=np.stack([0.1 * np.eye(3)] * 2))
     args.update(changes)
     return ff.from_dh(**args)
 
@@ -63,7 +64,8 @@ CASES = [
     ("base_mass not numeric", lambda: _manipulator(base_mass="heavy"), TypeError, "`base_mass`"),
     ("base_inertia negative", lambda: _manipulator(base_inertia=-np.eye(3)), ValueError, "`base_inertia`"),
     ("base_inertia shape", lambda: _manipulator(base_inertia=np.eye(2)), ValueError, "`base_inertia`"),
-    ("base_inertia triangle", lambda: _manipulator(base_inertia=np.diag([1.0, 1.0, 5.0])), ValueError, "`base_inertia`"),
+    ("base_inertia triangle", lambda: _manipulator(base_inertia=np.diag([1.0, 1.0, 5.0])),
+     ValueError, "`base_inertia`"),
     ("joint_placements not rotations", lambda: _manipulator(joint_placements=_scaled_rotation()),
      ValueError, "`joint_placements`"),
     ("joint_placements shape", lambda: _manipulator(joint_placements=np.eye(4)), ValueError, "`joint_placements`"),

@@ -22,13 +22,15 @@ def test_cli_writes_results_and_figures(tmp_path, capsys):
     system = tmp_path / "one.json"
     system.write_text(json.dumps(ONE_LINK))
     out = tmp_path / "out"
-    assert main(["freefloating", "--systems", str(system), "--settle", "0", "--sample-dt", "0.5", "--out", str(out)]) == 0
+    assert main(["freefloating", "--systems", str(system), "--settle", "0", "--sample-dt", "0.5",
+                 "--out", str(out)]) == 0
     data = json.loads((out / "results.json").read_text())
     run = data["systems"]["one"]
     assert set(run["max_momentum_error"]) == {"linear", "angular"}
     assert run["max_momentum_error"]["linear"] < 1e-12 and run["max_com_drift_m"] < 1e-9
     assert set(run["final_base_pose"]) >= {"position_m", "quaternion_xyzw", "euler_deg"}
-    assert run["joint_peaks"][0]["joint"] == 1 and run["joint_peaks"][0]["max_abs_q_rad"] == pytest.approx(1.0547, abs=3e-3)  # 0.5 s samples
+    assert run["joint_peaks"][0]["joint"] == 1
+    assert run["joint_peaks"][0]["max_abs_q_rad"] == pytest.approx(1.0547, abs=3e-3)  # 0.5 s samples
     assert (out / "fig5_one_motion.png").stat().st_size > 0 and (out / "fig6_one_momentum.png").stat().st_size > 0
     assert "NOT the paper" in capsys.readouterr().out
 

@@ -58,7 +58,8 @@ def test_energy_balance_with_control():
     res = simulate(model, controller=_controller(3, (0,)), t_final=6.0, sample_dt=0.01)
     power = np.einsum("ti,ti->t", res.tau, res.qdot)
     work = simpson(power, x=res.t)
-    assert abs((res.kinetic_energy[-1] - res.kinetic_energy[0]) - work) < 1e-6 * max(np.abs(res.kinetic_energy).max(), 1e-3)
+    assert (abs((res.kinetic_energy[-1] - res.kinetic_energy[0]) - work)
+            < 1e-6 * max(np.abs(res.kinetic_energy).max(), 1e-3))
 
 
 def test_closed_loop_matches_pinocchio_full_dynamics():
@@ -95,7 +96,7 @@ def _kinematic_loop(model, legs):
         qd = np.zeros(n)
         qd[j] = np.sign(dq)
 
-        def rhs(t, y):
+        def rhs(t, y, qd=qd):
             tw = base_twist_from_momentum(model, y[7:], qd, y[:3], dcm_from_quaternion(y[3:7]))
             return np.concatenate([tw[:3], quaternion_derivative(y[3:7], tw[3:], "inertial"), qd])
         y = solve_ivp(rhs, (0, abs(dq)), y, method="DOP853", rtol=1e-12, atol=1e-14).y[:, -1]
@@ -152,7 +153,8 @@ def test_rotation_floating_total_momentum_with_wheels_conserved():
     hw = hw0 + np.outer(np.sin(res.t), [0.1, 0.0, -0.2])
     total = res.angular_momentum + np.einsum("tij,tj->ti", R0, hw)
     np.testing.assert_allclose(total - total[0], 0.0, atol=1e-9)
-    np.testing.assert_allclose(res.linear_momentum, 0.0, atol=1e-9)  # full layout: momentum is integrated, not algebraic
+    # full layout: momentum is integrated, not algebraic
+    np.testing.assert_allclose(res.linear_momentum, 0.0, atol=1e-9)
     assert np.abs(res.angular_momentum - res.angular_momentum[0]).max() > 1e-3  # wheels did exchange momentum
 
 

@@ -48,7 +48,7 @@ def test_full_and_partial_symbolic_trajectories_agree():
     for variant in ("partial", "full"):
         sym = symbolic_model(model, variant)
 
-        def rhs(t, y):
+        def rhs(t, y, sym=sym):
             q, qd = y[:n], y[n:]
             H, C, _ = sym.evaluate(q, qd)
             tau = 2.0 * (np.sin(t) - q) - qd

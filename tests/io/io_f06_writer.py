@@ -48,7 +48,7 @@ def write_f06(path, omega, shapes, gen_mass, grids, participation, effective, *,
     P.header()
     n = omega.size
     if rigid_mass is not None:
-        P.add("                           O U T P U T   F R O M   G R I D   P O I N T   W E I G H T   G E N E R A T O R")
+        P.add("                           O U T P U T   F R O M   G R I D   P O I N T   W E I G H T   G E N E R A T O R")  # noqa: E501 (fixed-width NASTRAN columns)
         P.add(f"0                                                     REFERENCE POINT = {reference_point:8d}")
         P.add("                                                                M O")
         for row in rigid_mass:
@@ -58,8 +58,8 @@ def write_f06(path, omega, shapes, gen_mass, grids, participation, effective, *,
             P.add("                                             * " + " ".join(e(v) for v in row) + " *")
     P.header()
     title = ["                                              R E A L   E I G E N V A L U E S",
-             "   MODE    EXTRACTION      EIGENVALUE            RADIANS             CYCLES            GENERALIZED         GENERALIZED",
-             "    NO.       ORDER                                                                       MASS              STIFFNESS"]
+             "   MODE    EXTRACTION      EIGENVALUE            RADIANS             CYCLES            GENERALIZED         GENERALIZED",  # noqa: E501 (fixed-width NASTRAN columns)
+             "    NO.       ORDER                                                                       MASS              STIFFNESS"]  # noqa: E501 (fixed-width NASTRAN columns)
     for t in title:
         P.add(t)
     for j in range(n):
@@ -69,9 +69,9 @@ def write_f06(path, omega, shapes, gen_mass, grids, participation, effective, *,
     for j in range(n):
         P.header()
         head = [f"      EIGENVALUE = {e(omega[j] ** 2)}",
-                f"          CYCLES = {e(omega[j] / 2 / np.pi)}         R E A L   E I G E N V E C T O R   N O . {j + 1:10d}",
+                f"          CYCLES = {e(omega[j] / 2 / np.pi)}         R E A L   E I G E N V E C T O R   N O . {j + 1:10d}",  # noqa: E501 (fixed-width NASTRAN columns)
                 " ",
-                "      POINT ID.   TYPE          T1             T2             T3             R1             R2             R3"]
+                "      POINT ID.   TYPE          T1             T2             T3             R1             R2             R3"]  # noqa: E501 (fixed-width NASTRAN columns)
         for t in head:
             P.add(t)
         for g, gid in enumerate(grids):

@@ -20,7 +20,6 @@ Chromium; without them those tests skip and say so.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import http.server
 import json
@@ -94,7 +93,8 @@ def test_every_drawn_figure_is_shown_and_every_shown_one_is_drawn():
     drawn = {n for line in script.splitlines() if line.startswith('@figure("') for n in line.split('"')[1::2]}
     shown = {m for rel in _docs_pages()
              for m in re.findall(r"figures/([A-Za-z0-9_-]+)\.png", (DOCS / rel).read_text(encoding="utf-8"))}
-    assert shown == drawn, f"drawn but shown nowhere: {sorted(drawn - shown)}; shown but not drawn: {sorted(shown - drawn)}"
+    assert shown == drawn, (f"drawn but shown nowhere: {sorted(drawn - shown)}; "
+                            f"shown but not drawn: {sorted(shown - drawn)}")
 
 
 _LIST_ITEM = re.compile(r"^\s*([*+-]|\d+\.)\s")
@@ -280,8 +280,9 @@ def test_pages_render_in_chromium(site, tmp_path):
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/_check.html"
-        proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                               "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                               "--disable-sync",
                                f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=600000",
                                "--dump-dom", url], capture_output=True, text=True, timeout=300)
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 import pytest
@@ -70,7 +69,8 @@ def _telecom_in_python():
     for k, wing in enumerate(("north", "south")):
         w = list(0.7 * am.omega)
         w[0] = ureal(f"{wing}.omega1", 0.7 * am.omega[0], percent=20.0)
-        blocks += [revolute_joint(f"{wing}_sada", [0, 1, 0], sada, offset=d.P_a_b_at_zero[k], frames=("b", f"{wing}.a")),
+        blocks += [revolute_joint(f"{wing}_sada", [0, 1, 0], sada, offset=d.P_a_b_at_zero[k],
+                                  frames=("b", f"{wing}.a")),
                    flexible_body(wing, 2.0 * d.array_D_P, w, am.damping, np.sqrt(2.0) * am.L_P, frame=f"{wing}.a")]
         wires += [(f"hub.{wing}", f"{wing}_sada.parent"), (f"{wing}_sada.child", f"{wing}.P")]
     table = read_modal_table(example_path("telecom").parent / "telecom_antenna_modes.csv")
@@ -134,7 +134,7 @@ connections:
   - [hub.P1, drive.parent]
   - [drive.child, arr.P]
 external: [hub.G]
-"""
+"""  # noqa: E501 (one matrix per line: errors name YAML line numbers)
 
 
 def _mutate(edit):
@@ -521,7 +521,8 @@ def test_damping_ratio_given_as_percentage_is_refused(tmp_path):
 def test_damping_ratio_of_a_modal_table_file(tmp_path):
     csv = (example_path("telecom").parent / "telecom_antenna_modes.csv").read_text().replace("0.003", "3.0")
     (tmp_path / "modes.csv").write_text(csv)
-    text = BASE.replace("    modes:\n      frequencies_hz: [0.5]\n      damping: 0.01\n      L_P: [[0, 0, 3.0, 2.0, 0, 0]]\n",
+    text = BASE.replace("    modes:\n      frequencies_hz: [0.5]\n      damping: 0.01\n"
+                        "      L_P: [[0, 0, 3.0, 2.0, 0, 0]]\n",
                         "    modal_file: modes.csv\n")
     path = _write(tmp_path, text)
     with pytest.raises(ModelFileError) as info:

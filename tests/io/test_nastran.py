@@ -87,7 +87,8 @@ def test_f06_titop_data_equal_direct(beam, tmp_path, layout, norm):
     # frequencies: printed radians column
     assert np.allclose(table.frequencies, beam.omega, rtol=1e-6)
     # L_P and tip mode shapes: the same up to the sign of each mode; fix it on the largest entry
-    sign = np.sign(np.sum(table.L_P * beam.L_P, axis=1) + np.sum(table.ports["tip"]["Phi"].T * beam.shapes[:, -1], axis=1))
+    sign = np.sign(np.sum(table.L_P * beam.L_P, axis=1)
+                   + np.sum(table.ports["tip"]["Phi"].T * beam.shapes[:, -1], axis=1))
     L = table.L_P * sign[:, None]
     assert np.abs(L - beam.L_P).max() <= RTOL * np.abs(beam.L_P).max()
     Phi = table.ports["tip"]["Phi"] * sign[None, :]
@@ -266,7 +267,7 @@ def test_real_f06_printed_identities(name):
     assert np.allclose(res.radians, np.sqrt(np.abs(res.eigenvalues)), rtol=2e-6, atol=0)
     assert np.allclose(res.cycles, res.radians / (2 * np.pi), rtol=2e-6, atol=0)
     assert np.allclose(res.generalized_stiffness, res.eigenvalues * res.generalized_mass, rtol=2e-6, atol=0)
-    for grid, arr in res.eigenvectors.items():
+    for arr in res.eigenvectors.values():
         assert arr.shape == (n, 6)
         # printed eigenvectors exist exactly for the modes with a generalised mass
         assert np.all(np.isnan(arr[:, 0]) | (res.generalized_mass > 0))
@@ -332,8 +333,8 @@ def _edit(tmp_path, name, lineno, text):
 @pytest.mark.parametrize("row", [
     "        3         3        2.824056E+08        1.680493E+04        2.674588E+03",                # truncated
     "        3         3        2.824056E+08        1.680493E+04        2.674588E+03        1.383258E-02        NaN",
-    "        3         3        2.82405GE+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",
-    "        3         3        2.824956E+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",
+    "        3         3        2.82405GE+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",  # noqa: E501 (fixed-width NASTRAN columns)
+    "        3         3        2.824956E+08        1.680493E+04        2.674588E+03        1.383258E-02        3.906398E+06",  # noqa: E501 (fixed-width NASTRAN columns)
 ], ids=["truncated", "nan", "letter", "digit"])
 def test_unreadable_eigenvalue_row_is_refused(tmp_path, row):
     # mode 3 of beam_modes.f06 (line 431) made unreadable: refused in one line naming the file,
@@ -540,7 +541,7 @@ def test_superelement_subcases(beam, tmp_path):
 def test_garbled_generalized_mass_is_refused(tmp_path):
     # mode 5's generalised mass (beam_modes.f06 line 433) with a wrong digit: it no longer
     # equals generalized stiffness / eigenvalue, and it would scale that mode's L and Phi
-    row = "        5         5        4.989076E+08        2.233624E+04        3.554923E+03        3.698128E-03        1.830057E+06"
+    row = "        5         5        4.989076E+08        2.233624E+04        3.554923E+03        3.698128E-03        1.830057E+06"  # noqa: E501 (fixed-width NASTRAN columns)
     path = _edit(tmp_path, "beam_modes.f06", 433, row)
     with pytest.raises(ModelFileError, match=r"line 433: at R E A L   E I G E N V A L U E S.*generalized stiffness"):
         read_f06(path)

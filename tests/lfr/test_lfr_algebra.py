@@ -46,7 +46,10 @@ def _leaf(draw):
     if kind == "param":
         return p * C1 + C2, lambda v: _var(p, v) * C1 + C2
     # dynamic leaf: x' = A(p) x + B u with A depending on the parameter
-    A_num = lambda v: np.array([[0.0, 1.0], [-2.0 - _var(p, v) ** 2, -0.5]])
+
+    def A_num(v):
+        return np.array([[0.0, 1.0], [-2.0 - _var(p, v) ** 2, -0.5]])
+
     X = ss([[0.0, 1.0], [-2.0 - p * p, -0.5]], np.eye(2), C1, C2)
     return X, lambda v: C1 @ np.linalg.solve(S0 * np.eye(2) - A_num(v), np.eye(2)) + C2
 
@@ -177,7 +180,8 @@ def test_statespace_products_both_orders_and_names():
     k = ureal("k", 2.0, percent=20)
     for left in (True, False):
         X = (G @ k.lfr) if left else (k.lfr @ G)
-        ref = control.series(control.ss([], [], [], [[2.3]]), G) if left else control.series(G, control.ss([], [], [], [[2.3]]))
+        gain = control.ss([], [], [], [[2.3]])
+        ref = control.series(gain, G) if left else control.series(G, gain)
         S = X.evaluate({"k": 2.3})
         for w in (0.1, 1.0, 7.0):
             assert np.allclose(S(1j * w), ref(1j * w), rtol=1e-12)

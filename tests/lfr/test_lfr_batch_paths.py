@@ -28,7 +28,7 @@ def _chain_lfr(rng, nd_pairs=30, nfree=10, nx=3, m=6, p=2, rank=2):
     """Static-structure chain: strictly lower part tril(U V^T) (rank <= `rank` across
     every cut, like a product of LFRs), 2x2 loops, 1-channel loops and free channels;
     one parameter per loop, so that ill-posed points are known exactly."""
-    params, sizes, blocks = [], [], []
+    params, sizes = [], []
     for j in range(nd_pairs):
         params.append(ureal(f"r{j}", 1.0, plusminus=1.0))  # normalised delta = value - 1
         sizes.append(2)

@@ -106,7 +106,10 @@ def models(draw):
 
 def _build(recipe_model):
     A, B, C, wrap = recipe_model
-    lfr = lambda rows: [[_as_lfr(e) for e in row] for row in rows]
+
+    def lfr(rows):
+        return [[_as_lfr(e) for e in row] for row in rows]
+
     G = ss(lfr(A), lfr(B), lfr(C), [[0.0]])
     if wrap == "feedback":
         return feedback(G, 0.3)

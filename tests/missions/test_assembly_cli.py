@@ -87,7 +87,7 @@ def test_cli_example_end_to_end(tmp_path):
     assert main(["assembly", "--example", "--out", str(tmp_path), "--quiet", "--workers", "2"]) == 0
     res = json.loads((tmp_path / "results.json").read_text())
     assert res["closed_loops"] == 14 * res["edges_evaluated"]
-    for cost, comp in res["comparisons"].items():
+    for comp in res["comparisons"].values():
         assert comp["bfs"]["hops"] == 7
         assert len(comp["bfs"]["trace"]) == 98
         assert comp["weighted"]["cumulative"] <= comp["bfs"]["cumulative"] * (1 + 1e-12)

@@ -40,7 +40,10 @@ def test_edge_count_closed_form(layout):
     # independent count from the tile adjacency alone (no graph builder)
     lay = tile_layout(layout)
     c = lay.centres
-    adj = lambda p, q: np.all(np.abs(p - q) <= 1 + 1e-9) and np.any(np.abs(p - q) > 1e-9)
+
+    def adj(p, q):
+        return np.all(np.abs(p - q) <= 1 + 1e-9) and np.any(np.abs(p - q) > 1e-9)
+
     M = 0
     for n in range(1, 29):
         E = sum(adj(c[i], c[j]) for i, j in itertools.combinations(range(n), 2))
@@ -132,7 +135,10 @@ def test_brute_force_equals_dijkstra_and_csgraph(seed):
     lay = _random_layout(rng, 6)
     g = assemble_graph(lay, lay.n_tiles - 1)
     weights = {e: float(rng.uniform(0.1, 2.0)) for e in g.edges}
-    w = lambda u, v, d: weights[(u, v)]
+
+    def w(u, v, d):
+        return weights[(u, v)]
+
     nodes = list(g.nodes)
     idx = {v: k for k, v in enumerate(nodes)}
     mat = np.zeros((len(nodes), len(nodes)))
@@ -156,7 +162,8 @@ def test_brute_force_equals_dijkstra_and_csgraph(seed):
         assert dist_d[idx[src], idx[tgt]] == pytest.approx(best, rel=1e-12)
         assert dist_bf[idx[src], idx[tgt]] == pytest.approx(best, rel=1e-12)
         # unit weights: the Dijkstra cost is the BFS hop count
-        assert path_cost(g, dijkstra_path(g, src, tgt, lambda *a: 1.0), lambda *a: 1.0) == len(bfs_path(g, src, tgt)) - 1
+        unit = path_cost(g, dijkstra_path(g, src, tgt, lambda *a: 1.0), lambda *a: 1.0)
+        assert unit == len(bfs_path(g, src, tgt)) - 1
         # scaling every weight by c > 0 keeps the optimum's cost ratio (and the path when unique)
         scaled = dijkstra_path(g, src, tgt, lambda u, v, d: 3.7 * weights[(u, v)])
         assert path_cost(g, scaled, w) == pytest.approx(best, rel=1e-12)
@@ -167,10 +174,16 @@ def test_hard_constraint_removes_edges():
     lay = tile_layout()
     Q = assemble_graph(lay, 8)
     blocked = {((1, 1), (2, 2))}
-    w = lambda u, v, d: np.inf if (u, v) in blocked else 1.0
+
+    def w(u, v, d):
+        return np.inf if (u, v) in blocked else 1.0
+
     p = dijkstra_path(Q, (1, 1), (2, 2), w)
     assert ((1, 1), (2, 2)) not in set(zip(p[:-1], p[1:]))
-    everything = lambda u, v, d: np.inf if u == (1, 1) else 1.0
+
+    def everything(u, v, d):
+        return np.inf if u == (1, 1) else 1.0
+
     with pytest.raises(NoPathError, match="hard constraint"):
         dijkstra_path(Q, (1, 1), (2, 2), everything)
 

@@ -77,7 +77,8 @@ def test_robust_stability_matches_the_published_answer(name):
     assert pub.contains(result.upper)
     assert result.lower <= result.upper * (1 + 1e-9)
     if pub.critical_frequency is not None:
-        assert abs(result.critical_frequency - pub.critical_frequency) <= pub.frequency_tolerance + 1e-6 * pub.critical_frequency
+        assert (abs(result.critical_frequency - pub.critical_frequency)
+                <= pub.frequency_tolerance + 1e-6 * pub.critical_frequency)
     for name_, value in pub.worst_case_values.items():
         # a published 0.0 (the damping at the boundary) is met to the margin's accuracy
         assert abs(result.worst_case_values[name_] - value) <= 5e-5 + 1e-6

@@ -59,7 +59,8 @@ def test_residual_masses_match_spec_000c():
     assert min_eig(interp.structures[26]) == pytest.approx(0.102, abs=1e-3)
     assert min_eig(load_assembly_spacecraft("interpreted", layout="A").structures[26]) < -50
     R = interp.array_D_P1 - interp.array_modes.L_P.T @ interp.array_modes.L_P
-    np.testing.assert_allclose(np.linalg.eigvalsh(R), [0.0093, 0.168, 7.58, 26.0, 27.5, 88.93], rtol=2e-3, atol=5e-4)  # printed to 3 digits
+    # printed to 3 digits
+    np.testing.assert_allclose(np.linalg.eigvalsh(R), [0.0093, 0.168, 7.58, 26.0, 27.5, 88.93], rtol=2e-3, atol=5e-4)
 
 
 def test_array_mass_matrix_matches_spec_000a_3_4():

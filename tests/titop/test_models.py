@@ -100,7 +100,8 @@ def test_block_model_equals_second_order_reference(data, model3, key, seed):
 @pytest.mark.parametrize("n, dock, carry", [(1, 1, True), (1, 2, False)])
 def test_F1_configurations(data, n, dock, carry):
     angles = np.random.default_rng(n + dock).uniform(-np.pi, np.pi, (3, 5))
-    m = assembly_spacecraft(data=data, structure="table", n=n, dock=dock, carry_tile=carry, angles=angles, uncertain_array=False)
+    m = assembly_spacecraft(data=data, structure="table", n=n, dock=dock, carry_tile=carry, angles=angles,
+                            uncertain_array=False)
     ref = assembly_reference(data, n=n, dock=dock, carry_tile=carry, robot_angles=angles)
     R = ref.frequency_response(1j * W)
     np.testing.assert_allclose(m.lfr.freqresp(W), R, rtol=0, atol=1e-9 * np.abs(R).max())
@@ -127,7 +128,8 @@ def test_two_assembly_orders_agree(data):
     # spec 000a tests 11-12: robot condensed to a one-port first, then attached, vs one connect.
     angles = np.random.default_rng(3).uniform(-np.pi, np.pi, (3, 5))
     a = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, angles=angles)
-    b = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, angles=angles, robot_as_block=True)
+    b = assembly_spacecraft(data=data, structure="table", n=26, dock=2, carry_tile=True, angles=angles,
+                            robot_as_block=True)
     Ga, Gb = a.lfr.freqresp(W), b.lfr.freqresp(W)
     np.testing.assert_allclose(Ga, Gb, rtol=0, atol=1e-10 * np.abs(Ga).max())
 
@@ -175,7 +177,8 @@ def test_lfr_at_samples_equals_model_built_at_those_values(data, model3):
         omega = am.omega.copy()
         omega[0] = vals["A.omega1"][i]
         d2 = replace(data, array_modes=replace(am, omega=omega))
-        built = assembly_spacecraft(data=d2, structure="table", n=26, angles=angles, uncertain_array=False).lfr.nominal()
+        built = assembly_spacecraft(data=d2, structure="table", n=26, angles=angles,
+                                    uncertain_array=False).lfr.nominal()
         Gi = batch[i]
         for s in 1j * W[1:5]:
             np.testing.assert_allclose(np.asarray(Gi(s)), np.asarray(built(s)), rtol=0,

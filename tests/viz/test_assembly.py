@@ -42,7 +42,8 @@ def test_tiles_appear_step_by_step(browser, tmp_path):
         corners = [c + [dx, dy, dz] for c in np.column_stack([CENTRES[:n], np.zeros(n)])
                    for dx in (-0.48, 0.48) for dy in (-0.48, 0.48) for dz in (-0.015, 0.015)]
         lifted = np.column_stack([legs[: step + 1].mean(axis=1), np.full(step + 1, 0.35)])
-        robot_top = [p + [dx, dy, dz] for p in lifted for dx in (-0.14, 0.14) for dy in (-0.14, 0.14) for dz in (-0.14, 0.14)]
+        robot_top = [p + [dx, dy, dz] for p in lifted
+                     for dx in (-0.14, 0.14) for dy in (-0.14, 0.14) for dz in (-0.14, 0.14)]
         want = projected_box(scene.camera, np.array(corners + robot_top), image)
         got = pixel_box(tiles_coloured(image))
         assert np.all(np.abs(np.array(got) - np.array(want)) <= PIXELS), (step, got, want)

@@ -21,7 +21,8 @@ def cantilever():
 
 
 def page_data(scene):
-    return json.loads(re.search(r'id="satdyn-data">(.*?)</script>', scene.to_html(), re.DOTALL).group(1).replace("<\\/", "</"))
+    match = re.search(r'id="satdyn-data">(.*?)</script>', scene.to_html(), re.DOTALL)
+    return json.loads(match.group(1).replace("<\\/", "</"))
 
 
 def test_written_shapes_and_frequencies(cantilever):

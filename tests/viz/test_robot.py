@@ -38,14 +38,18 @@ URDF = """<?xml version="1.0"?>
   </link>
   <link name="arm">
     <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-    <visual><origin xyz="0.45 0 0.05"/><geometry><mesh filename="package://testbot/meshes/cube.stl" scale="0.8 0.1 0.1"/></geometry>
+    <visual><origin xyz="0.45 0 0.05"/>
+      <geometry><mesh filename="package://testbot/meshes/cube.stl" scale="0.8 0.1 0.1"/></geometry>
       <material name="red"><color rgba="0.9 0.1 0.1 1"/></material></visual>
   </link>
   <link name="tip">
     <inertial><mass value="0.5"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial>
-    <visual><geometry><sphere radius="0.08"/></geometry><material name="green"><color rgba="0.1 0.8 0.2 1"/></material></visual>
-    <visual><origin xyz="0 0 0.1" rpy="0 1.5707963 0"/><geometry><cylinder radius="0.02" length="0.2"/></geometry></visual>
-    <visual><origin xyz="0 0 -0.1"/><geometry><mesh filename="../meshes/cube.obj" scale="0.05 0.05 0.05"/></geometry></visual>
+    <visual><geometry><sphere radius="0.08"/></geometry>
+      <material name="green"><color rgba="0.1 0.8 0.2 1"/></material></visual>
+    <visual><origin xyz="0 0 0.1" rpy="0 1.5707963 0"/>
+      <geometry><cylinder radius="0.02" length="0.2"/></geometry></visual>
+    <visual><origin xyz="0 0 -0.1"/>
+      <geometry><mesh filename="../meshes/cube.obj" scale="0.05 0.05 0.05"/></geometry></visual>
   </link>
   <joint name="yaw" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.2"/>
     <axis xyz="0 0 1"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
@@ -56,11 +60,16 @@ URDF = """<?xml version="1.0"?>
 
 
 MIMIC_URDF = """<robot name="gripper">
-  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="a"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="b"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="left" type="prismatic"><parent link="palm"/><child link="a"/><origin xyz="0 0.05 0.1"/><axis xyz="0 1 0"/></joint>
-  <joint name="right" type="prismatic"><parent link="palm"/><child link="b"/><origin xyz="0 -0.05 0.1"/><axis xyz="0 1 0"/>
+  <link name="palm">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="a">
+    <inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b">
+    <inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="left" type="prismatic"><parent link="palm"/><child link="a"/><origin xyz="0 0.05 0.1"/>
+    <axis xyz="0 1 0"/></joint>
+  <joint name="right" type="prismatic"><parent link="palm"/><child link="b"/><origin xyz="0 -0.05 0.1"/>
+    <axis xyz="0 1 0"/>
     <mimic joint="left" multiplier="-1.5" offset="0.01"/></joint>
 </robot>
 """
@@ -110,7 +119,8 @@ def test_urdf_visuals_are_read(urdf):
 
 def test_missing_mesh_warns_and_is_left_out(tmp_path):
     (tmp_path / "r.urdf").write_text(
-        '<robot name="r"><link name="a"><visual><geometry><mesh filename="package://nowhere/x.stl"/></geometry></visual>'
+        '<robot name="r"><link name="a"><visual><geometry><mesh '
+        'filename="package://nowhere/x.stl"/></geometry></visual>'
         '<visual><geometry><sphere radius="1"/></geometry></visual></link></robot>')
     with pytest.warns(UserWarning, match="nowhere/x.stl"):
         vis = viz.urdf_visuals(tmp_path / "r.urdf")
@@ -121,7 +131,8 @@ def spacecraft():
     # a floating bus with a two-link arm (revolute + prismatic) and a spherical wrist: every joint
     # kind the page's kinematics handles
     b = ModelBuilder(name="sc")
-    b.add_body(body("bus", 100.0, inertia=np.diag([20.0, 30.0, 40.0]), ports={"mount": [0.6, 0.2, 0.3]}), floating_root("float"))
+    b.add_body(body("bus", 100.0, inertia=np.diag([20.0, 30.0, 40.0]), ports={"mount": [0.6, 0.2, 0.3]}),
+               floating_root("float"))
     b.add_body(body("link1", 5.0, com=[0.5, 0, 0], inertia=np.diag([0.01, 0.4, 0.4]), ports={"end": [1.0, 0, 0]}),
                revolute_joint("shoulder", [0.0, 0.6, 0.8], rotation=np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]])),
                parent="bus", port="mount")
@@ -168,7 +179,7 @@ def test_joint_slider_moves_the_link_on_screen(browser, urdf, tmp_path):
     arm = viz.urdf_visuals(urdf)["arm"][0]
     shots = browser.render(path, ["joint=yaw:-0.6,slide:0.3&ui=0", "joint=yaw:1.2,slide:0.3&ui=0"])
     base_boxes = []
-    for (image, state), yaw in zip(shots, (-0.6, 1.2)):
+    for (image, _state), yaw in zip(shots, (-0.6, 1.2)):
         pos, dcm = body_poses(model, np.array([yaw, 0.3]))
         corners = arm.corners() @ dcm[1].T + pos[1]
         got = pixel_box(red(image))

@@ -110,7 +110,8 @@ def test_prescribed_root_moves_with_time(browser, tmp_path):
     from satdyn.spatial import dcm_from_euler
 
     def motion(t):
-        return (np.array([0.3 * t, 0.0, 0.1 * t]), dcm_from_euler(np.array([0.0, 0.0, 0.5 * t])), np.zeros(6), np.zeros(6))
+        return (np.array([0.3 * t, 0.0, 0.1 * t]), dcm_from_euler(np.array([0.0, 0.0, 0.5 * t])),
+                np.zeros(6), np.zeros(6))
 
     b = ModelBuilder(name="carried")
     b.add_body(body("base", 10.0, inertia=np.eye(3), ports={"p": [0.5, 0, 0]}), prescribed_root(motion))

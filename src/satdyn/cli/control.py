@@ -19,7 +19,8 @@ def add_arguments(parser) -> None:
                         help="reduced run (< 2 min): nominal training grid, short budget, coarse certification")
     parser.add_argument("--budget", type=positive_float, default=None, metavar="S",
                         help="wall-time budget of the tuning [s] (default 20 quick, 600 full)")
-    parser.add_argument("--rounds", type=positive_int, default=None, metavar="N", help="maximum robust rounds per phase (default 1 quick, 30 full)")
+    parser.add_argument("--rounds", type=positive_int, default=None, metavar="N",
+                        help="maximum robust rounds per phase (default 1 quick, 30 full)")
     parser.add_argument("--starts", type=seed, default=None, metavar="N", help="random starts of the first tune")
     parser.add_argument("--hard-margin", type=positive_float, default=0.9, metavar="M",
                         help="training bound of the hard goal (default 0.9)")

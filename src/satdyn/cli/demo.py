@@ -73,7 +73,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--angles", type=finite_float, nargs="+", metavar="DEG",
                         help="--rigid only: panel angles in degrees (default: the scenario's list, 0..180 by 15)")
     parser.add_argument("--scenario", type=json_file, metavar="FILE",
-                        help="--rigid only: rigid spacecraft scenario (JSON, layout of satdyn/data/demo_spacecraft.json)")
+                        help="--rigid only: rigid spacecraft scenario (JSON, layout of "
+                             "satdyn/data/demo_spacecraft.json)")
 
 
 def _study(args) -> str:

@@ -86,7 +86,8 @@ def summary(result) -> str:
         f"relative error ||(G1-G2)G2^-1||_inf: max {err.max():.2e} at ({result.theta1_deg[i1]:g}, "
         f"{result.theta2_deg[i2]:g}) deg; where sigma_min(K) > {result.stiffness_threshold:g} N m/rad: "
         f"{result.max_error_stiff:.2e}",
-        f"sigma(G(j{result.frequencies[0]:g})) at ({result.fig6_point_deg[0]:g}, {result.fig6_point_deg[1]:g}) deg: nominal "
+        f"sigma(G(j{result.frequencies[0]:g})) at ({result.fig6_point_deg[0]:g}, {result.fig6_point_deg[1]:g}) deg: "
+        "nominal "
         f"{result.sigma_nominal[0, 0]:.4f} / {result.sigma_nominal[0, 1]:.4f}, "
         f"{result.sigma_samples.shape[0]} samples {result.sigma_samples[:, 0, 0].min():.4f}..."
         f"{result.sigma_samples[:, 0, 0].max():.4f}",

@@ -73,7 +73,8 @@ def figures(result):
 
 
 def summary(result) -> str:
-    lines = ["Substitute systems P4S and S6S (NOT the paper's unpublished Tables 3-6; Front. Robot. AI 5:41, 2018); floating mode, "
+    lines = ["Substitute systems P4S and S6S (NOT the paper's unpublished Tables 3-6; Front. Robot. AI 5:41, 2018); "
+             "floating mode, "
              "computed torque K_P = K_D = 1."]
     for run in result.runs:
         pose = run.final_base_pose

@@ -117,7 +117,8 @@ def summary(result) -> str:
         rs_list = rs if isinstance(rs, tuple) else (rs,)
         wc_list = wcg if isinstance(wcg, tuple) else (wcg,)
         lines.append("closed loop: robust stability margin in "
-                     f"[{min(r.lower for r in rs_list):.4g}, {min(r.upper for r in rs_list):.4g}] (1 = the stated ranges)")
+                     f"[{min(r.lower for r in rs_list):.4g}, {min(r.upper for r in rs_list):.4g}] (1 = the stated "
+                     "ranges)")
         lines.append(f"worst-case pointing gain {result.closed_loop['channel']}: "
                      f"[{max(r.lower for r in wc_list):.4g}, {max(r.upper for r in wc_list):.4g}] rad/(N m)")
         w = result.margins.worst

@@ -36,8 +36,8 @@ from .projection import ParameterSet
 from .regressors import composite_regressor, full_regressor, rigid_regressor
 
 __all__ = ["CONTROLLER_KINDS", "DesiredPose", "ControllerGains", "TugController", "Measurement",
-           "reference_velocity", "tug_reference", "FULL_CHAIN_KINDS", "measure", "tug_command", "make_tugs", "initial_estimates",
-           "true_estimates", "lyapunov", "lyapunov_rate"]
+           "reference_velocity", "tug_reference", "FULL_CHAIN_KINDS", "measure", "tug_command", "make_tugs",
+           "initial_estimates", "true_estimates", "lyapunov", "lyapunov_rate"]
 
 CONTROLLER_KINDS = ("B", "known", "A", "R", "velocity")
 FULL_CHAIN_KINDS = ("B", "known", "velocity")

@@ -79,9 +79,9 @@ def full_regressor(hinge: HingeParams, R1: np.ndarray, R2: np.ndarray, nu: np.nd
     """
     a_r = nu_r_dot[:3]
     Y = np.zeros((9, N_PARAMETERS))
-    for k, (R, w, w_r, al_r, cols, rows) in enumerate((
+    for R, w, w_r, al_r, cols, rows in (
             (R1, nu[3:6], nu_r[3:6], nu_r_dot[3:6], slice(0, 10), slice(3, 6)),
-            (R2, nu[6:9], nu_r[6:9], nu_r_dot[6:9], slice(10, 20), slice(6, 9)))):
+            (R2, nu[6:9], nu_r[6:9], nu_r_dot[6:9], slice(10, 20), slice(6, 9))):
         Yl = link_regressor(R, w, a_r, w_r, al_r)
         Y[:3, cols] = Yl[:3]
         Y[rows, cols] = Yl[3:]

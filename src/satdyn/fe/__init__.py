@@ -19,8 +19,8 @@ from .mesh import ShellMesh, structured_mesh
 from .reduction import PORT_MODELS, PortData, ResidualMassError, check_residual_mass, port_data, port_operator
 from .structure import Clamp, Modes, ShellMaterial, ShellStructure
 from .tiles import (
-    LAYOUTS, N_TILES, PROPERTY_SETS, LatchStiffness, TileProperties, plate, resolve_tile_properties, tile_layout, tile_properties,
-    tile_structure,
+    LAYOUTS, N_TILES, PROPERTY_SETS, LatchStiffness, TileProperties, plate, resolve_tile_properties, tile_layout,
+    tile_properties, tile_structure,
 )
 
 __all__ = [

@@ -270,7 +270,8 @@ def tile_family(properties="S5", *, layout: str = "B", joints: str = "continuous
         raise ValueError(f"`port_model` must be one of {PORT_MODELS}; got {port_model!r}")
     if isinstance(max_modes, bool) or not isinstance(max_modes, (int, np.integer)) or not 1 <= max_modes <= 100:
         raise ValueError(f"`max_modes` must be an integer in 1..100; got {max_modes!r}")
-    if isinstance(n_structures, bool) or not isinstance(n_structures, (int, np.integer)) or not 1 <= n_structures <= N_TILES:
+    if (isinstance(n_structures, bool) or not isinstance(n_structures, (int, np.integer))
+            or not 1 <= n_structures <= N_TILES):
         raise ValueError(f"`n_structures` must be an integer in 1..{N_TILES}; got {n_structures!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"`workers` must be a positive int; got {workers!r}")

@@ -182,8 +182,10 @@ def tile_structure(n: int = 26, *, properties="S5", layout: str = "B", joints: s
     if joints not in JOINTS:
         raise ValueError(f"`joints` must be one of {JOINTS}; got {joints!r}")
     fr = np.asarray(join_fractions, dtype=float).ravel()
-    if joints == "points" and (fr.size == 0 or np.any((fr < 0) | (fr > 1)) or not np.allclose(fr * k, np.round(fr * k))):
-        raise ValueError(f"`join_fractions` must be fractions in [0, 1] on the element grid (multiples of 1/{k}); got {join_fractions!r}")
+    if joints == "points" and (fr.size == 0 or np.any((fr < 0) | (fr > 1))
+                               or not np.allclose(fr * k, np.round(fr * k))):
+        raise ValueError(f"`join_fractions` must be fractions in [0, 1] on the element grid (multiples of 1/{k}); got "
+                         f"{join_fractions!r}")
     centres = tile_layout(layout)[:n] * props.tile_side
     side = props.tile_side / k
     cells = [(int(round((cx - props.tile_side / 2) / side)), int(round((cy - props.tile_side / 2) / side)), k, k)
@@ -218,7 +220,8 @@ def plate(length: float, width: float, thickness: float, youngs_modulus: float, 
         raise ValueError(f"`damping` must be a ratio in [0, 1); got {damping!r}")
     nx, ny = length / element_size, width / element_size
     if not (np.isclose(nx, round(nx)) and np.isclose(ny, round(ny))):
-        raise ValueError(f"`element_size` must divide length and width; got {element_size!r} for {length!r} x {width!r}")
+        raise ValueError(f"`element_size` must divide length and width; got {element_size!r} for {length!r} x "
+                         f"{width!r}")
     nx, ny = int(round(nx)), int(round(ny))
     material = ShellMaterial(thickness, youngs_modulus, poisson_ratio, density)
     mesh = structured_mesh([(0, 0, nx, ny)], float(element_size))

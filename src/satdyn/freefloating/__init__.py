@@ -1,4 +1,4 @@
-"""satdyn.freefloating: free-floating / free-flying spacecraft-manipulators (Front. Robot. AI 5:41 (2018), Front. Robot. AI 5:41 (2018)).
+"""satdyn.freefloating: free-floating / free-flying spacecraft-manipulators (Front. Robot. AI 5:41 (2018)).
 
 Generalized inertia, Generalized Jacobian Matrix (GJM), the five maneuvering modes, symbolic
 and numeric equations of motion, computed-torque control and simulation, after Wilde, Kwok

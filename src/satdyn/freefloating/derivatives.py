@@ -64,7 +64,7 @@ def block_derivatives(model, blocks: InertiaBlocks, H0inv=None) -> BlockDerivati
     kin = blocks.kin
     n = model.n_joints
     k = kin.joint_axes                 # (..., N, 3)
-    JT, JR = blocks.JT, blocks.JR      # (..., i, 3, l)
+    JT = blocks.JT                     # (..., i, 3, l)
     I = kin.link_inertias              # (..., i, 3, 3)
     K = _skew(k)                       # (..., k, 3, 3)
     kk = np.arange(n)
@@ -200,7 +200,6 @@ def block_rates(model, blocks: InertiaBlocks, base_twist, qdot) -> BlockRates:
     kin = blocks.kin
     n = model.n_joints
     m = model.link_masses
-    mt = blocks.total_mass
     tw = np.asarray(base_twist, dtype=float)
     qd = np.asarray(qdot, dtype=float)
     v0, w0 = tw[..., :3], tw[..., 3:]

@@ -2,8 +2,8 @@
 
 The model is stored in a general form (joint placements, CoM vectors, inertias), as
 Pinocchio stores a kinematic tree; the paper's customised Denavit-Hartenberg table
-(Front. Robot. AI 5:41 (2018), eqs. 1-10, with the joint offsets and vector CoM offsets of implementation notes §2.5) is one
-input format, :func:`from_dh`; a URDF with a floating root another, through
+(Front. Robot. AI 5:41 (2018), eqs. 1-10, with the joint offsets and vector CoM offsets of
+implementation notes §2.5) is one input format, :func:`from_dh`; a URDF with a floating root another, through
 ``satdyn.multibody``'s reader (:mod:`satdyn.freefloating.from_multibody`).
 
 Frames
@@ -181,7 +181,8 @@ class SpacecraftManipulator:
 def from_dh(*, base_mass, base_inertia, mount_position, mount_euler=(0.0, 0.0, 0.0), d, alpha, a, b,
             masses, inertias, theta_offset=None, c=None, ee_transform=None, name="DH spacecraft-manipulator",
             synthetic=False) -> SpacecraftManipulator:
-    """Model from the paper's customised DH table (Front. Robot. AI 5:41 (2018) §2.1, eqs. 1-10; implementation notes §2.5 extensions).
+    """Model from the paper's customised DH table (Front. Robot. AI 5:41 (2018) §2.1, eqs. 1-10;
+    implementation notes §2.5 extensions).
 
     Joint frame 𝒥ᵢ₊₁ = 𝒥ᵢ A(qᵢ + θᵢ⁰, dᵢ, αᵢ, cᵢ) (eq. 9) and link frame ℒᵢ ∥ 𝒥ᵢ₊₁ with the
     CoM at ϱᵢ₊₁ − bᵢ (eq. 10 generalised to a vector **b**ᵢ).

@@ -1,4 +1,5 @@
-"""The five maneuvering modes of Front. Robot. AI 5:41 (2018) (Table 1, rebuilt in implementation notes §6) as an explicit option.
+"""The five maneuvering modes of Front. Robot. AI 5:41 (2018) (Table 1, rebuilt in implementation notes §6)
+as an explicit option.
 
 A mode decides which external base wrench is allowed and which equations apply:
 

@@ -11,7 +11,8 @@ __all__ = ["EXAMPLES", "example_path"]
 EXAMPLES = {
     "hub_two_arrays": "satdyn.titop.models.hub_two_arrays() as a file (SYNTHETIC data)",
     "robotic_arm": "the 5-joint arm of arXiv:2409.06017 section 2.5, geometry Y45 (assumed), as a file",
-    "assembly_spacecraft": "the on-orbit assembly spacecraft of arXiv:2409.06017 (n = 26, dock 1, Table 2 modal data) as a file",
+    "assembly_spacecraft": "the on-orbit assembly spacecraft of arXiv:2409.06017 (n = 26, dock 1, Table 2 modal data) "
+                           "as a file",
     "telecom": "a generic telecom-like spacecraft: hub, two solar arrays on drives, an antenna (SYNTHETIC)",
 }
 

@@ -121,10 +121,12 @@ def _finish(file, meta, freq, damping, L, ports_r, ports_phi, D_P=None) -> Modal
     for name, r in ports_r.items():
         if name not in ports_phi:
             raise ModelFileError(file, f"ports.{name}", f"mode shapes of port {name!r} (columns {name}_T1..{name}_R3)")
-        ports[name] = {"r": np.asarray(r, float) * s_l, "Phi": np.asarray(ports_phi[name], float).reshape(6, n) * fPhi[:, None]}
+        ports[name] = {"r": np.asarray(r, float) * s_l,
+                       "Phi": np.asarray(ports_phi[name], float).reshape(6, n) * fPhi[:, None]}
     extra = sorted(set(ports_phi) - set(ports_r))
     if extra:
-        raise ModelFileError(file, f"ports.{extra[0]}", f"the position of port {extra[0]!r} ('# port {extra[0]}: x, y, z')")
+        raise ModelFileError(file, f"ports.{extra[0]}",
+                             f"the position of port {extra[0]!r} ('# port {extra[0]}: x, y, z')")
     D = None if D_P is None else np.asarray(D_P, float).reshape(6, 6) * fD
     return ModalTable(freq, damping, L, frame, ports, D, str(file))
 
@@ -173,7 +175,8 @@ def _read_csv(path: Path) -> ModalTable:
     data = []
     for (lineno, _), row in zip(body[1:], rows[1:]):
         if len(row) != len(header):
-            raise ModelFileError(path, f"row {lineno}", f"{len(header)} values as in the header; got {len(row)}", lineno)
+            raise ModelFileError(path, f"row {lineno}", f"{len(header)} values as in the header; got "
+                                                        f"{len(row)}", lineno)
         try:
             data.append([float(x) for x in row])
         except ValueError:

@@ -225,12 +225,15 @@ def _check_semantics(spec: ModelSpec) -> None:
                 _positive_range(spec, params, ("bodies", i, "modes", key, j), w, "frequency", "rad/s")
             _damping_ratios(spec, i, ("bodies", i, "modes", "damping"), modes["damping"])
             if len(modes["L_P"]) != n:
-                raise spec.error(("bodies", i, "modes", "L_P"), f"{n} rows of 6 (one per mode); got {len(modes['L_P'])}")
+                raise spec.error(("bodies", i, "modes", "L_P"), f"{n} rows of 6 (one per mode); got "
+                                                                f"{len(modes['L_P'])}")
             if isinstance(modes["damping"], list) and len(modes["damping"]) != n:
-                raise spec.error(("bodies", i, "modes", "damping"), f"one damping ratio or {n}; got {len(modes['damping'])}")
+                raise spec.error(("bodies", i, "modes", "damping"), f"one damping ratio or {n}; got "
+                                                                    f"{len(modes['damping'])}")
             for c, child in (modes.get("children") or {}).items():
                 if any(len(row) != n for row in child["Phi"]):
-                    raise spec.error(("bodies", i, "modes", "children", c, "Phi"), f"6 rows of {n} (one column per mode)")
+                    raise spec.error(("bodies", i, "modes", "children", c, "Phi"),
+                                     f"6 rows of {n} (one column per mode)")
         if "nastran" in b and "damping" in b["nastran"]:
             _damping_ratios(spec, i, ("bodies", i, "nastran", "damping"), b["nastran"]["damping"])
         plate = b.get("fe_plate")

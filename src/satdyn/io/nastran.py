@@ -496,7 +496,7 @@ def _spc_forces(p, groups, modes, lam, n):
                                  "is none of them (or was already taken)", g[0].line)
         i = match[0]
         taken.add(i)
-        for lineno, (gid, typ), vals in _rows(g):
+        for _lineno, (gid, typ), vals in _rows(g):
             if typ == "G":
                 out.setdefault(gid, np.full((n, 6), np.nan))[i] = vals
     return out
@@ -628,7 +628,7 @@ def modal_table_from_nastran(path, interface_grid: int, *, ports: dict | None = 
                          f"{sorted(MASS_UNITS)}; got {length_unit!r}, {mass_unit!r}")
     res = read_op2(p, subcase) if p.suffix.lower() == ".op2" else read_f06(p, subcase)
     keep = np.arange(res.modes.size) if modes is None else _mode_rows(res, modes, p)
-    m_gen, lam = res.generalized_mass[keep], res.eigenvalues[keep]
+    m_gen = res.generalized_mass[keep]
     if not np.all(m_gen > 0):
         bad = res.modes[keep][~(m_gen > 0)].tolist()
         raise ModelFileError(p, "generalized mass", f"positive generalised masses of every kept mode; modes {bad} "

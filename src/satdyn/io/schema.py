@@ -157,7 +157,8 @@ _JOINT_COMMON = {"name": _NAME, "description": {"type": "string"}, "frames": _FR
 
 _JOINTS = {
     "frame_change": {"required": ["P_cp"], "properties": {"P_cp": _MAT3}},
-    "locked": {"required": ["axis", "angle"], "properties": {"axis": _VEC3, "angle": _NUM, "reverse": {"type": "boolean"}}},
+    "locked": {"required": ["axis", "angle"],
+               "properties": {"axis": _VEC3, "angle": _NUM, "reverse": {"type": "boolean"}}},
     "revolute": {"required": ["axis", "angle"],
                  "properties": {"axis": _VEC3, "angle": _NUM_OR_PARAM, "reverse": {"type": "boolean"}}},
     "actuated_revolute": {"required": ["axis"], "properties": {

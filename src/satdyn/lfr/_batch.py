@@ -132,13 +132,13 @@ def _schedule(lfr, transposed: bool = False) -> _Schedule:
         first_of = np.unique(index, return_index=True)[1]
         loop_groups[size] = (pos[first_of], blocks[first_of], None if len(seen) == len(pos) else index)
     spans, first = [], 0
-    for k, (l0, l1, _, _) in enumerate(levels):
+    for k, (_l0, l1, _, _) in enumerate(levels):
         s0 = levels[first][0]
         if l1 - s0 >= _SUPERBLOCK or k == len(levels) - 1:
             spans.append((s0, l1, first, k + 1))
             first = k + 1
     superblocks = _cut_states(Dp, spans)
-    for s0, s1, lev0, lev1, r_in, U_in, _ in superblocks:
+    for s0, _s1, lev0, lev1, r_in, U_in, _ in superblocks:
         for entry in levels[lev0:lev1]:
             l0, l1 = entry[0], entry[1]
             # z_l = rhs_l + [U_in rows of l | D[l, earlier levels of S]] @ [state; w_S[:l0]]

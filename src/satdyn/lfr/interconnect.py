@@ -125,7 +125,7 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
         raise ValueError("interconnect: `blocks` is empty")
     in_slots, out_index = [], {}
     in_groups, out_groups = {}, {}
-    for k, x in enumerate(xs):
+    for x in xs:
         in_slots.extend(x.input_names)
         for name in x.output_names:
             if name in out_index:
@@ -156,7 +156,8 @@ def interconnect(blocks, connections=None, inputs=(), outputs=(), *, check_unuse
                 sign, bare = (-1.0, s[1:]) if s.startswith("-") else (1.0, s)
                 src_names = _expand(bare, out_groups, out_index, "connection source")
                 if len(src_names) != len(dst_names):
-                    raise ValueError(f"interconnect: {dst!r} has {len(dst_names)} signals but {s!r} has {len(src_names)}")
+                    raise ValueError(f"interconnect: {dst!r} has {len(dst_names)} signals but {s!r} has "
+                                     f"{len(src_names)}")
                 for dn, sn in zip(dst_names, src_names):
                     sources.setdefault(dn, []).append((sign, out_index[sn]))
 

@@ -67,7 +67,8 @@ class LFR:
             raise ValueError(f"`D` must have shape {(C.shape[0], B.shape[1])}; got {D.shape}")
         m, p = B.shape[1] - nd, C.shape[0] - nd
         if m < 0 or p < 0:
-            raise ValueError(f"`blocks` declare {nd} Delta channels but B has {B.shape[1]} columns, C {C.shape[0]} rows")
+            raise ValueError(f"`blocks` declare {nd} Delta channels but B has {B.shape[1]} columns, C {C.shape[0]} "
+                             "rows")
         M = np.block([[A, B], [C, D]])
         labels = [None] * n + [b.parameter for b in blist for _ in range(b.size)]
         M, nx, blocks_c, labels_c = _core.canonical(M, labels)
@@ -107,7 +108,8 @@ class LFR:
         if renumber_defaults:
             if len(set(inputs)) != len(inputs) or (is_default(inputs) and inputs != default_names("u", len(inputs))):
                 inputs, igroups = default_names("u", len(inputs)), None
-            if len(set(outputs)) != len(outputs) or (is_default(outputs) and outputs != default_names("y", len(outputs))):
+            if (len(set(outputs)) != len(outputs)
+                    or (is_default(outputs) and outputs != default_names("y", len(outputs)))):
                 outputs, ogroups = default_names("y", len(outputs)), None
         obj._set(M, nx, blocks, labels, inputs, outputs, igroups, ogroups)
         return obj
@@ -226,7 +228,8 @@ class LFR:
     def rename(self, inputs=None, outputs=None) -> "LFR":
         """Copy with new input and/or output names (same specification as the constructor)."""
         ins, ig = (self._inputs, self._igroups) if inputs is None else expand_names(inputs, self.ninputs, "u", "inputs")
-        outs, og = (self._outputs, self._ogroups) if outputs is None else expand_names(outputs, self.noutputs, "y", "outputs")
+        outs, og = ((self._outputs, self._ogroups) if outputs is None
+                    else expand_names(outputs, self.noutputs, "y", "outputs"))
         return LFR._make(self._M, self._labels, ins, outs, ig, og, canonical=False, simplify=False,
                          renumber_defaults=False)
 
@@ -326,7 +329,8 @@ class LFR:
         if self.noutputs != self.ninputs:
             raise ValueError(f"LFR ** k needs a square LFR; got shape {self.shape}")
         base = self if exponent >= 0 else self.inv()
-        out = LFR._from_array(np.eye(self.ninputs))._with_names(self._inputs, self._inputs, self._igroups, self._igroups)
+        out = LFR._from_array(np.eye(self.ninputs))._with_names(self._inputs, self._inputs,
+                                                                self._igroups, self._igroups)
         for _ in range(abs(int(exponent))):
             out = base @ out
         return out

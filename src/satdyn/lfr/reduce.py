@@ -1,9 +1,9 @@
 """Order reduction of an LFR: removal of uncontrollable / unobservable channels.
 
 First a structural pass deletes channels that, in the sparsity graph, no input
-reaches or that reach no output.  Then two numerical reductions, both exact because ``delta I`` commutes with any change of basis
-inside a block, and both dropping channels that carry ``w = 0`` whenever the loop is
-well posed:
+reaches or that reach no output.  Then two numerical reductions, both exact because
+``delta I`` commutes with any change of basis inside a block, and both dropping channels that
+carry ``w = 0`` whenever the loop is well posed:
 
 * n-D (structured) Kalman reduction: the smallest block-diagonal subspace that
   contains the input directions and is invariant under the loop matrix (all blocks

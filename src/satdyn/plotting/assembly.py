@@ -69,7 +69,7 @@ def _plan(study):
                 tiles = [n for n in nodes if isinstance(n, tuple)]
                 xy = np.array([centres[j - 1] for j, _ in tiles])
                 ax.plot(xy[:, 0], xy[:, 1], "-", lw=1.2, alpha=0.8)
-                for (j, a), (x, y) in zip(tiles, xy):
+                for (_j, a), (x, y) in zip(tiles, xy):
                     ax.plot(x, y, "o", ms=5, color="tab:green" if a == 1 else "tab:red")
         ax.set(title=name, xlabel="x [m]", aspect="equal", xlim=(-2.2, 2.2), ylim=(-1.2, 7.2))
     axes[0].set_ylabel("y [m] (structure frame; hub below)")

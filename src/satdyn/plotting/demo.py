@@ -68,7 +68,8 @@ def plot_flagship(result) -> dict[str, Figure]:
     ax = fig1.subplots()
     for k, row in enumerate(result.sigma_max_samples):
         ax.loglog(f, row, color="0.75", lw=0.5,
-                  label=f"$\\bar\\sigma$, {result.sigma_max_samples.shape[0]} uniform samples of the box" if k == 0 else None)
+                  label=(f"$\\bar\\sigma$, {result.sigma_max_samples.shape[0]} uniform samples of the box"
+                         if k == 0 else None))
     styles = ("-", "--", ":")
     for i in range(result.sigma_nominal.shape[1]):
         ax.loglog(f, result.sigma_nominal[:, i], "C0", ls=styles[i % 3], lw=1.4, label=f"nominal $\\sigma_{i + 1}$")

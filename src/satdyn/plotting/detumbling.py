@@ -197,7 +197,8 @@ def plot_detumbling_experiment(experiment) -> dict[str, Figure]:
     axes[0].set_title("Link-1 angular rate", fontsize=9)
     axes[1].set_title("Link-2 angular rate", fontsize=9)
     axes[2].set_title("velocity of the hinge point H", fontsize=9)
-    fig.suptitle("B (full chain), known, A (paper composite), R (rigid), velocity (velocity-only B); xN: hinge stiffness and damping scaled "
+    fig.suptitle("B (full chain), known, A (paper composite), R (rigid), velocity (velocity-only B); xN: hinge "
+                 "stiffness and damping scaled "
                  "(runs ending early stopped at |theta*| -> pi)", fontsize=9)
     # one panel per run: the V of different runs differ by orders of magnitude (their
     # estimate-error terms), so on one axis they overlap into a single band

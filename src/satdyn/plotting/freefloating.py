@@ -47,7 +47,7 @@ def _momentum(run, fig_no):
     parts = [("linear", sim.base_linear_momentum, sim.manipulator_linear_momentum, sim.linear_momentum, "P", "N s"),
              ("angular", sim.base_angular_momentum, sim.manipulator_angular_momentum, sim.angular_momentum, "L",
               "N m s")]
-    for row, (kind, base, manip, total, sym, unit) in enumerate(parts):
+    for row, (_kind, base, manip, total, sym, unit) in enumerate(parts):
         for i, c in enumerate("xyz"):
             ax = axes[row, i]
             ax.plot(sim.t, base[:, i], label="base")

@@ -68,4 +68,5 @@ __all__ = [
     "to_angular_linear", "from_angular_linear",
     "EULER_SEQUENCES", "dcm_from_euler_sequence", "euler_sequence_from_dcm",
     "euler_sequence_rate_matrix", "euler_sequence_rate_matrix_inverse",
+    "unchecked",
 ]

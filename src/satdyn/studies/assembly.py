@@ -145,7 +145,7 @@ def _path_result(phases, metrics, cost) -> PathResult:
 def _halves(graphs, skip_sink_edges=False):
     out = []
     for g in graphs:
-        for u, v, d in g.edges(data=True):
+        for _u, v, d in g.edges(data=True):
             if skip_sink_edges and is_sink(v):
                 continue
             out += list(d["spec"].halves)

@@ -90,7 +90,8 @@ class FreeFloatingStudy:
 
     def to_dict(self) -> dict:
         return {"systems": {r.key: r.to_dict() for r in self.runs}, "integrator": self.integrator,
-                "substitute_systems": "P4S/S6S are reconstruction notes docs/spec-map/001-gjm-free-floating.md §8.4 substitutes, NOT the paper's (unpublished) Tables 3-6"}
+                "substitute_systems": "P4S/S6S are reconstruction notes docs/spec-map/001-gjm-free-floating.md §8.4 "
+                                      "substitutes, NOT the paper's (unpublished) Tables 3-6"}
 
 
 def _cycles(sim: SimulationResult, command: JointSequenceCommand):

@@ -175,7 +175,8 @@ class AssemblySpacecraftData:
 
 
 def tile_centres(layout: str = "B") -> np.ndarray:
-    """(28, 3) tile centres in R_fn in assembly order (satdyn's interpreted reading, docs/titop.md: layout 'B' default)."""
+    """(28, 3) tile centres in R_fn in assembly order (satdyn's interpreted reading, docs/titop.md:
+    layout 'B' default)."""
     _choice(layout, TILE_LAYOUTS, "layout")
     grid = _read("paper000_table2_interpreted.json")["tile_grid"]
     return np.array([[x, y, 0.0] for y, xs in zip(grid["row_y"], grid["row_x_order"][layout]) for x in xs])
@@ -211,7 +212,8 @@ def _arm_geometry(name: str) -> ArmGeometry:
 
 
 def load_arm_geometry(name: str = "Y45") -> ArmGeometry:
-    """Arm geometry by name: "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5" or "spec-M1" (a placeholder geometry)."""
+    """Arm geometry by name: "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5" or "spec-M1"
+    (a placeholder geometry)."""
     return _arm_geometry(_choice(name, ARM_GEOMETRIES, "arm_geometry"))
 
 

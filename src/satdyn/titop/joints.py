@@ -155,7 +155,9 @@ def _actuated(name, frames, Pbar, r_p, r_c, inertia, kp, kd, causality, Wbar, tr
     if causality == "angle":
         if Wbar is not None:
             raise ValueError("`equilibrium_wrench` needs causality='torque' (the angle is a state)")
-        S = S.rename(inputs=names_in, outputs=[names_out[0], (f"{name}:parent:W", list(port_signals(name, "parent", WRENCH))), f"{name}:Tr"])
+        S = S.rename(inputs=names_in,
+                     outputs=[names_out[0], (f"{name}:parent:W", list(port_signals(name, "parent", WRENCH))),
+                              f"{name}:Tr"])
         return PortModel(name, S, {p: _port(name, p, *ports[p]) for p in ports}, (f"{name}:qdd",), (f"{name}:Tr",))
     if inertia == 0:
         raise ValueError("causality='torque' needs a positive rotor inertia / slider mass "

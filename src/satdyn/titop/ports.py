@@ -11,7 +11,8 @@ of the model's LFR, one input and one output, with a frame label.
 A port is referred to as ``"<model>.<port>"``.  Its signal names are
 ``"<model>:<port>:acc[i]"`` and ``"<model>:<port>:W[i]"`` (i = 0..5, 6-vectors
 ``[linear; angular]``; ':' because python-control forbids '.' in signal names); the groups
-``"<model>:<port>:acc"`` and ``"<model>:<port>:W"`` are the 6-signal groups of the LFR.  Connection rule (arXiv:2409.06017): a parent's *inverse* port feeds its acceleration to a child's *direct* port,
+``"<model>:<port>:acc"`` and ``"<model>:<port>:W"`` are the 6-signal groups of the LFR.  Connection
+rule (arXiv:2409.06017): a parent's *inverse* port feeds its acceleration to a child's *direct* port,
 whose wrench comes back unchanged; both must be in the same frame.
 """
 

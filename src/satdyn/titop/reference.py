@@ -70,7 +70,8 @@ def stack_mass_matrix(data: AssemblySpacecraftData, n: int, carry_tile: bool) ->
     """D^S_P3 from eq. 13 (m^S = m^T (N - n - delta), J^S = J^T (N - n - delta)); None if empty."""
     count = data.n_tiles_total - n - int(carry_tile)
     if count < 0:
-        raise ValueError(f"n = {n} with a carried tile leaves {count} tiles in the stack (satdyn's reading, docs/titop.md)")
+        raise ValueError(f"n = {n} with a carried tile leaves {count} tiles in the stack (satdyn's reading, "
+                         "docs/titop.md)")
     if count == 0:
         return None
     return rigid_mass_matrix(data.tile_mass * count, data.robot.tile_inertia * count, data.r_P3_C0)

@@ -81,7 +81,8 @@ def rigid_body(name: str, mass, inertia, ports: dict, *, direct: str | None = No
     frame = name if frame is None else frame
     for p in names:
         if np.shape(as_batch_of(ports[p], (3,), f"ports[{p!r}]")) != (3,):
-            raise ValueError(f"`ports[{p!r}]` must be one vector r_GP of shape (3,) [m]; got shape {np.shape(ports[p])}")
+            raise ValueError(f"`ports[{p!r}]` must be one vector r_GP of shape (3,) [m]; got shape "
+                             f"{np.shape(ports[p])}")
     T = [tau(-as_batch_of(ports[p], (3,), f"ports[{p!r}]")) for p in names]
     if com_port is not None:
         T.append(np.eye(6))

@@ -57,7 +57,8 @@ def assembly_plan(tile_centres, placed, leg_positions, costs, *, tile_side: floa
     if legs.ndim == 2 and legs.shape[0] == S and legs.shape[1] in (2, 3):
         legs = legs[:, None, :]
     if legs.ndim != 3 or legs.shape[0] != S or legs.shape[2] not in (2, 3) or not np.all(np.isfinite(legs)):
-        raise VizInputError(f"`leg_positions` must be finite with shape (S, L, 2) or (S, L, 3), S = {S}; got {legs.shape}")
+        raise VizInputError(f"`leg_positions` must be finite with shape (S, L, 2) or (S, L, 3), S = {S}; got "
+                            f"{legs.shape}")
     if legs.shape[2] == 2:
         legs = np.concatenate([legs, np.zeros(legs.shape[:2] + (1,))], axis=2)
     cost = np.asarray(costs, dtype=float).ravel()
@@ -78,7 +79,8 @@ def assembly_plan(tile_centres, placed, leg_positions, costs, *, tile_side: floa
     lo = np.append(xy.min(axis=0) - 0.5 * tile_side, 0.0)
     hi = np.append(xy.max(axis=0) + 0.5 * tile_side, 0.6 * tile_side)
     data = {"assembly": {
-        "tiles": rounded(c[:, :2]), "placed": p.astype(int).tolist(), "legs": rounded(legs), "n_legs": int(legs.shape[1]),
+        "tiles": rounded(c[:, :2]), "placed": p.astype(int).tolist(),
+        "legs": rounded(legs), "n_legs": int(legs.shape[1]),
         "costs": rounded(finite), "cumulative": rounded(np.cumsum(finite)), "cost_label": str(cost_label),
         "step_labels": [str(s) for s in step_labels] if step_labels is not None else [],
         "tile_side": float(tile_side), "stack": rounded(st[:2]) if st is not None else None}}
@@ -129,7 +131,10 @@ def assembly_plan_from_study(study, cost: str = "hinf_wrench", planner: str = "w
     if hops == 0 or per_edge.size % hops:
         raise VizInputError(f"`study`: path trace of {per_edge.size} points does not split into {hops} edges")
     per_edge = per_edge.reshape(hops, -1).sum(axis=1)
-    slot_of = lambda n: centres[n] if n < len(centres) else stack             # the slot of tile n + 1
+
+    def slot_of(n):  # the slot of tile n + 1
+        return centres[n] if n < len(centres) else stack
+
     placed, legs, costs, labels = [], [], [], []
     edge = 0
     for phase, (nodes, graph) in enumerate(zip(path.nodes, path.graphs)):

@@ -68,7 +68,8 @@ def load_stl(path) -> TriangleMesh:
             return _welded(tri["corners"].astype(float))
     text = data.decode("ascii", errors="replace")
     if not text.lstrip().lower().startswith("solid"):
-        raise VizInputError(f"STL file {str(path)!r} is neither binary (size != 84 + 50 x triangles) nor ASCII ('solid ...')")
+        raise VizInputError(f"STL file {str(path)!r} is neither binary (size != 84 + 50 x triangles) "
+                            "nor ASCII ('solid ...')")
     numbers = re.findall(r"^\s*vertex\s+(\S+)\s+(\S+)\s+(\S+)", text, flags=re.MULTILINE | re.IGNORECASE)
     if not numbers or len(numbers) % 3:
         raise VizInputError(f"STL file {str(path)!r}: expected 3 'vertex' lines per facet; found {len(numbers)}")
@@ -125,13 +126,15 @@ def _dae_geometry(geometry, arrays, vert_src):
         if kind == "polygons":
             polys = [np.array(p.text.split(), dtype=np.int64)[offset::stride] for p in ps]
         else:
-            flat = np.concatenate([np.array(p.text.split(), dtype=np.int64) for p in ps]) if ps else np.zeros(0, np.int64)
+            flat = (np.concatenate([np.array(p.text.split(), dtype=np.int64) for p in ps]) if ps
+                    else np.zeros(0, np.int64))
             idx = flat[offset::stride]
             if kind == "triangles":
                 polys = list(idx[:len(idx) // 3 * 3].reshape(-1, 3))
             else:
                 vc = next((c for c in el if _local(c.tag) == "vcount"), None)
-                counts = np.array(vc.text.split(), dtype=np.int64) if vc is not None and vc.text else np.zeros(0, np.int64)
+                counts = (np.array(vc.text.split(), dtype=np.int64) if vc is not None and vc.text
+                          else np.zeros(0, np.int64))
                 polys = np.split(idx, np.cumsum(counts)[:-1]) if counts.size else []
         tris = [[p[0], p[k], p[k + 1]] for p in polys for k in range(1, len(p) - 1)]
         if tris:

@@ -62,7 +62,8 @@ def mode_shapes(structure, n_modes: int = 6, *, amplitude: float | None = None, 
 def _faces(faces, n_nodes):
     f = np.asarray(faces)
     if f.ndim != 2 or f.shape[1] not in (3, 4) or not np.issubdtype(f.dtype, np.integer):
-        raise VizInputError(f"`faces` must be an int array (n_faces, 3) or (n_faces, 4); got shape {f.shape}, dtype {f.dtype}")
+        raise VizInputError(f"`faces` must be an int array (n_faces, 3) or (n_faces, 4); got shape {f.shape}, dtype "
+                            f"{f.dtype}")
     if f.size and (f.min() < 0 or f.max() >= n_nodes):
         raise VizInputError(f"`faces` must index the {n_nodes} nodes (0..{n_nodes - 1}); got {f.min()}..{f.max()}")
     if f.shape[1] == 3:

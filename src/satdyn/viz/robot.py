@@ -44,7 +44,8 @@ def _check_model(model):
         return tree, mimics, model.expand
     for attr in ("bodies", "joints", "parents", "idx_q", "nq"):
         if not hasattr(model, attr):
-            raise VizInputError(f"`model` must be a satdyn.multibody.Model (or CoupledModel); got {type(model).__name__}")
+            raise VizInputError("`model` must be a satdyn.multibody.Model (or CoupledModel); got "
+                                f"{type(model).__name__}")
     return model, [], lambda q: q
 
 
@@ -66,7 +67,8 @@ def _default_visuals(model) -> dict:
             sides, axes = boxes[b.name]
             if np.linalg.det(axes) < 0:
                 axes = axes * np.array([1.0, 1.0, -1.0])
-            shapes.append(Visual("box", axes, np.asarray(b.com, dtype=float), tuple(np.maximum(sides, rod)), color=color))
+            shapes.append(Visual("box", axes, np.asarray(b.com, dtype=float), tuple(np.maximum(sides, rod)),
+                                 color=color))
         shapes.append(Visual("sphere", np.eye(3), np.zeros(3), (1.6 * rod,), color=(0.25, 0.25, 0.28, 1.0)))
         for child, parent in enumerate(model.parents):
             if parent != i:
@@ -259,7 +261,8 @@ def trajectory(model, t, q=None, *, urdf=None, package_dirs=(), trail_body=None,
         raise VizInputError("`q` is required (T, nq) unless `t` is a SimulationResult")
     qs = np.asarray(q, dtype=float)
     if qs.shape != (times.size, coupled.nq) or not np.all(np.isfinite(qs)):
-        raise VizInputError(f"`q` must have shape (len(t), model.nq) = ({times.size}, {coupled.nq}) and be finite; got {qs.shape}")
+        raise VizInputError(f"`q` must have shape (len(t), model.nq) = ({times.size}, {coupled.nq}) and be finite; got "
+                            f"{qs.shape}")
     qs = expand(qs)
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or max_frames < 2:
         raise VizInputError(f"`max_frames` must be an int >= 2; got {max_frames!r}")

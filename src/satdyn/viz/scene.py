@@ -71,7 +71,8 @@ def fit_camera(lower, upper, direction=DEFAULT_VIEW_DIRECTION, fov: float = 40.0
 
 # a script error shows on the page (and in the DOM, where the tests look for it)
 _ERROR_HANDLER = ("<script>window.addEventListener('error', function (e) { var d = document.createElement('div');"
-                  " d.id = 'satdyn-error'; d.textContent = 'satdyn.viz: ' + e.message; document.body.appendChild(d); });"
+                  " d.id = 'satdyn-error'; d.textContent = 'satdyn.viz: ' + e.message;"
+                  " document.body.appendChild(d); });"
                   "</script>\n")
 
 
@@ -106,7 +107,8 @@ class Scene:
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
             f"<title>{html.escape(self.title)}</title>\n<style>\n", _static("viewer.css"), "</style></head>\n<body>\n",
-            "<div id=\"satdyn-panel\"></div><div id=\"satdyn-help\">drag: turn, shift/right drag: pan, wheel: zoom</div>",
+            "<div id=\"satdyn-panel\"></div><div id=\"satdyn-help\">drag: turn, shift/right drag: pan, wheel: "
+            "zoom</div>",
             "<pre id=\"satdyn-state\" hidden></pre>\n",
             _ERROR_HANDLER,
             "<script type=\"application/json\" id=\"satdyn-data\">", data, "</script>\n",

@@ -151,15 +151,19 @@ def urdf_visuals(path, package_dirs=()) -> dict:
             if shape is None:
                 continue
             if shape.tag == "box":
-                shapes.append(Visual("box", R, p, tuple(_floats(shape.get("size"), 3, where + " box size")), color=color))
+                size = tuple(_floats(shape.get("size"), 3, where + " box size"))
+                shapes.append(Visual("box", R, p, size, color=color))
             elif shape.tag == "cylinder":
-                size = (_floats(shape.get("radius"), 1, where + " radius")[0], _floats(shape.get("length"), 1, where + " length")[0])
+                size = (_floats(shape.get("radius"), 1, where + " radius")[0],
+                        _floats(shape.get("length"), 1, where + " length")[0])
                 shapes.append(Visual("cylinder", R, p, size, color=color))
             elif shape.tag == "sphere":
-                shapes.append(Visual("sphere", R, p, (_floats(shape.get("radius"), 1, where + " radius")[0],), color=color))
+                size = (_floats(shape.get("radius"), 1, where + " radius")[0],)
+                shapes.append(Visual("sphere", R, p, size, color=color))
             elif shape.tag == "mesh":
                 filename = shape.get("filename", "")
-                scale = tuple(_floats(shape.get("scale"), 3, where + " scale")) if shape.get("scale") else (1.0, 1.0, 1.0)
+                scale = (tuple(_floats(shape.get("scale"), 3, where + " scale")) if shape.get("scale")
+                         else (1.0, 1.0, 1.0))
                 file = resolve_mesh_path(filename, path.parent, package_dirs)
                 if file is None or not file.is_file():
                     warnings.warn(f"satdyn.viz: {where}: mesh {filename!r} not found (give `package_dirs`); left out",

@@ -3,7 +3,8 @@
 Run in an environment of its own (pyNastran 1.4 requires numpy < 2); `.ci/run` does this
 before the main suite, with `pip install -e ".[nastran]" "numpy<2"`. By hand:
 
-    python -m venv /tmp/nas-venv && /tmp/nas-venv/bin/pip install pyNastran control jsonschema pyyaml tqdm threadpoolctl networkx
+    python -m venv /tmp/nas-venv
+    /tmp/nas-venv/bin/pip install pyNastran control jsonschema pyyaml tqdm threadpoolctl networkx
     PYTHONPATH=src /tmp/nas-venv/bin/python tests/io/nastran_env/make_pynastran_files.py OUTDIR
 
 It writes OUTDIR/beam_pynastran.f06 with pyNastran's F06 writers (real eigenvalues and
@@ -72,7 +73,7 @@ def main(out: Path):
     stamp = "1    BEAM                                          NOVEMBER  25, 2026  MSC Nastran  PAGE %8i\n"
     with open(out / "beam_pynastran.f06", "w") as f06:
         page = eig.write_f06(f06, header=[], page_stamp=stamp, page_num=1)
-        vec.write_f06(f06, header=["0                                                                                                            SUBCASE 1\n"],
+        vec.write_f06(f06, header=["0                                                                                                            SUBCASE 1\n"],  # noqa: E501 (fixed-width NASTRAN columns)
                       page_stamp=stamp, page_num=page + 1)
 
     from satdyn.io import read_f06, read_op2

@@ -47,7 +47,8 @@ class AttitudeController:
         J = np.asarray(self.inertia, dtype=float)
         if J.shape != (3, 3) or not np.all(np.isfinite(J)):
             raise ValueError(f"`inertia` must be a finite (3, 3) matrix [kg m^2]; got shape {J.shape}")
-        if not np.allclose(J, J.T, rtol=1e-8, atol=1e-12 * np.abs(J).max()) or np.linalg.eigvalsh(0.5 * (J + J.T)).min() <= 0:
+        if (not np.allclose(J, J.T, rtol=1e-8, atol=1e-12 * np.abs(J).max())
+                or np.linalg.eigvalsh(0.5 * (J + J.T)).min() <= 0):
             raise ValueError("`inertia` must be symmetric positive definite")
         if not (np.isfinite(self.omega) and self.omega > 0):
             raise ValueError(f"`omega` must be a positive frequency [rad/s]; got {self.omega!r}")

@@ -487,10 +487,10 @@ def solve_reach(kin: WalkingKinematics, target: ReachTarget, *, active=None, q_r
 
     found = []                                   # (distance, x, yaw)
     for yaw in target.yaws():
-        def fun(x):
+        def fun(x, yaw=yaw):
             return _residual(kin, full(x), target, yaw)
 
-        def jac(x):
+        def jac(x, yaw=yaw):
             return _residual_and_jac(kin, full(x), target, yaw)[1][:, act]
 
         for x0 in starts:
@@ -507,7 +507,7 @@ def solve_reach(kin: WalkingKinematics, target: ReachTarget, *, active=None, q_r
     if max_candidates is not None:
         found = found[:max_candidates]
     rejected = 0
-    for dist, x, yaw in found:
+    for _dist, x, yaw in found:
         q = full(x)
         if accept is None or accept(q):
             res = np.linalg.norm(_residual_and_jac(kin, q, target, yaw)[0])

@@ -5,7 +5,8 @@
 Arguments
 ---------
 name : str                       model name; link/joint blocks are "<name>_L<i>", "<name>_q<k>"
-geometry : str or ArmGeometry    "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5", "spec-M1" (a placeholder geometry)
+geometry : str or ArmGeometry    "Y45" (default, assumed geometry, docs/titop.md), "Y45-h22.5", "spec-M1"
+                                 (a placeholder geometry)
 angles : None, (5,) floats or Parameters
                                  None: varying parameters "<name>.alpha<k>" in [-pi, pi] with
                                  tan(a/4) (16 occurrences per joint, 80 per arm)

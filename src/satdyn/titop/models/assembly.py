@@ -13,7 +13,8 @@
 
 External: port "B.G" (input W_ext/B,G group "B:G:W", output x''_G group "B:G:acc") and the
 wrench input "W_ext_C" (6, frame f).  Delta channels, in this order: A.omega1 (2),
-R1.alpha1..5 (16 each), R2.alpha1..5, R3.alpha1..5: 2 + 240 = 242 (reconstruction notes docs/spec-map/000a-titop-modeling.md §2.6.4).
+R1.alpha1..5 (16 each), R2.alpha1..5, R3.alpha1..5: 2 + 240 = 242 (reconstruction notes
+docs/spec-map/000a-titop-modeling.md §2.6.4).
 
 Modal data of F_n (``structure``):
 
@@ -37,7 +38,7 @@ void ones (n = N with a carried tile: negative stack), which the builder refuses
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -152,7 +153,8 @@ def _structure_from_mapping(st: Mapping, n: int, port: int) -> StructureData:
     omega = np.asarray(st["frequencies"], dtype=float).ravel()
     return StructureData(
         n_tiles=n, port=port, r_P2_C=np.asarray(r, dtype=float).reshape(3),
-        modes=ModalData(omega=omega, damping=np.broadcast_to(np.asarray(st["damping"], dtype=float), omega.shape).copy(),
+        modes=ModalData(omega=omega,
+                        damping=np.broadcast_to(np.asarray(st["damping"], dtype=float), omega.shape).copy(),
                         L_P=np.asarray(st["L_P"], dtype=float).reshape(len(omega), 6)),
         Phi_C=np.asarray(phi, dtype=float).reshape(6, len(omega)), D_P2=np.asarray(st["D_P"], dtype=float),
         reading="user")
@@ -177,7 +179,8 @@ def _structure(data, structure, n, port, n_modes, layout):
         if port is not None and port != st.port:
             raise ValueError(f"`port` {port!r}: Table 2 gives F_{n} only at port C{st.port}")
         return st
-    raise ValueError(f"`structure` must be one of {STRUCTURE_SOURCES} or a flexible_body-input mapping; got {structure!r}")
+    raise ValueError(f"`structure` must be one of {STRUCTURE_SOURCES} or a flexible_body-input mapping; got "
+                     f"{structure!r}")
 
 
 def _arm_angles(angles, k):
@@ -240,7 +243,8 @@ def _robot_blocks(data, dock, carry_tile, angles, root_frame):
 def robot_subsystem(data: AssemblySpacecraftData | None = None, *, dock: int = 1, carry_tile: bool = False,
                     angles=None, frame: str = "f"):
     """The robot (3 arms, hub, tile) as a one-port direct model at the docked foot, port
-    "robot.foot" in frame ``frame`` (reconstruction notes docs/spec-map/000a-titop-modeling.md §2.6.4: -D^rob_Cj(alpha, delta) when frozen)."""
+    "robot.foot" in frame ``frame`` (reconstruction notes docs/spec-map/000a-titop-modeling.md §2.6.4:
+    -D^rob_Cj(alpha, delta) when frozen)."""
     from ..ports import rename_ports
 
     data = load_assembly_spacecraft() if data is None else data
