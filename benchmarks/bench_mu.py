@@ -117,7 +117,8 @@ def per_size(repeats=3):
             lmi = beta * (1 - 1e-3) if margin > 0 else float("nan")
             extrapolated = f"  (extrapolated: 1 solve x {steps} steps; s* = {margin:+.2e})"
         one_ms, sweep_ms = 1e3 * min(times), 1e3 * t_sweep.cpu / len(w)
-        print(f"{channels:8d}  {parameters:2d} x real({repeat})  {one_ms:12.1f}  {sweep_ms:20.1f}  {1e3 * lmi_cpu:18.0f}"
+        print(f"{channels:8d}  {parameters:2d} x real({repeat})  {one_ms:12.1f}  {sweep_ms:20.1f}"
+              f"  {1e3 * lmi_cpu:18.0f}"
               f"   {lmi_cpu * 1e3 / one_ms:8.1f} {lmi_cpu * 1e3 / sweep_ms:8.1f}   {beta:11.6f}  {lmi:11.6f}"
               f"  {(beta - lmi) / lmi:+.1e}{extrapolated}")
 
@@ -148,10 +149,10 @@ def main():
     refined = upper_only.upper < fast.upper
     print("                                     wall [s]   CPU [s]")
     print(f"satdyn fast descent (refine=False): {t_fast.wall:8.2f}  {t_fast.cpu:8.2f}  (peak {fast.upper.max():.6f})")
-    print(f"satdyn mussv upper bound (default): {t_upper.wall:8.2f}  {t_upper.cpu:8.2f}  (peak {upper_only.upper.max():.6f},"
-          f" {np.count_nonzero(refined)} frequencies refined)")
-    print(f"satdyn mussv upper + lower bounds : {t_both.wall:8.2f}  {t_both.cpu:8.2f}  (peak lower {both.lower.max():.6f},"
-          f" lower > 0 at {np.count_nonzero(both.lower)} of {len(w)} frequencies)")
+    print(f"satdyn mussv upper bound (default): {t_upper.wall:8.2f}  {t_upper.cpu:8.2f}"
+          f"  (peak {upper_only.upper.max():.6f}, {np.count_nonzero(refined)} frequencies refined)")
+    print(f"satdyn mussv upper + lower bounds : {t_both.wall:8.2f}  {t_both.cpu:8.2f}"
+          f"  (peak lower {both.lower.max():.6f}, lower > 0 at {np.count_nonzero(both.lower)} of {len(w)} frequencies)")
 
     pick = np.linspace(0, len(w) - 1, args.lmi_frequencies + 2).astype(int)[1:-1]
     peak = int(np.argmax(upper_only.upper))
@@ -194,10 +195,13 @@ def main():
         ref = np.array([ab13md(Mi, nblock, itype)[0] for Mi in M])
     rel = (ours_scalar - ref) / ref
     print(f"\nNon-repeated structure (60 real 1x1 scalars), {M.shape[0]} frequencies:  wall [s]   CPU [s]")
-    print(f"satdyn mussv upper bound          : {t_ours_scalar.wall:8.2f}  {t_ours_scalar.cpu:8.2f}  (peak {ours_scalar.max():.6f})")
+    print(f"satdyn mussv upper bound          : {t_ours_scalar.wall:8.2f}  {t_ours_scalar.cpu:8.2f}"
+          f"  (peak {ours_scalar.max():.6f})")
     print(f"slycot ab13md loop                : {t_ab.wall:8.2f}  {t_ab.cpu:8.2f}  (peak {ref.max():.6f})")
-    print(f"ratio ab13md / satdyn             : wall {t_ab.wall / t_ours_scalar.wall:8.2f}   CPU {t_ab.cpu / t_ours_scalar.cpu:8.2f}")
-    print(f"satdyn - ab13md, relative         : min {rel.min():+.2e}  max {rel.max():+.2e}  (negative = satdyn tighter)")
+    print(f"ratio ab13md / satdyn             : wall {t_ab.wall / t_ours_scalar.wall:8.2f}"
+          f"   CPU {t_ab.cpu / t_ours_scalar.cpu:8.2f}")
+    print(f"satdyn - ab13md, relative         : min {rel.min():+.2e}  max {rel.max():+.2e}"
+          "  (negative = satdyn tighter)")
 
 
 if __name__ == "__main__":

@@ -82,7 +82,8 @@ def bench_dynamics(n_states, rng):
     t_fd, a_sd = _timeit(lambda: mb.forward_dynamics(model, q, v, tau))
     t_fd_pin, a_pin = _timeit(lambda: np.array([pin.aba(pm, pd, q[k], v[k], tau[k]).copy() for k in range(n_states)]))
     t_id, tau_sd = _timeit(lambda: mb.inverse_dynamics(model, q, v, a_pin))
-    t_id_pin, tau_pin = _timeit(lambda: np.array([pin.rnea(pm, pd, q[k], v[k], a_pin[k]).copy() for k in range(n_states)]))
+    t_id_pin, tau_pin = _timeit(
+        lambda: np.array([pin.rnea(pm, pd, q[k], v[k], a_pin[k]).copy() for k in range(n_states)]))
     err_fd = np.abs(a_sd - a_pin).max() / np.abs(a_pin).max()
     err_id = np.abs(tau_sd - tau_pin).max() / np.abs(tau_pin).max()
     return dict(forward=(t_fd, t_fd_pin, err_fd), inverse=(t_id, t_id_pin, err_id))
@@ -93,7 +94,7 @@ def _pin_example_g(model):
     pm = pin.Model()
     pm.gravity = pin.Motion(model.gravity, np.zeros(3))
     jid = 0
-    for i, (bd, joint) in enumerate(zip(model.bodies, model.joints)):
+    for bd, joint in zip(model.bodies, model.joints):
         if joint.kind == "floating":
             jm = pin.JointModelFreeFlyer()
         elif joint.kind == "prismatic":
@@ -195,41 +196,53 @@ def bench_trees(sizes, n_batch, rng, t_final=1.0):
             path = Path(tmp) / f"tree{n_joints}.urdf"
             path.write_text(random_urdf(rng, n_joints))
             for floating in (False, True):
-                g = np.array([0.0, 0.0, -9.81])
-                model = mb.load_urdf(path, floating=floating, gravity=g)
-                pm = pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
-                pm.gravity = pin.Motion(g, np.zeros(3))
-                pd = pm.createData()
-                X0 = rng.uniform(-0.5, 0.5, (n_batch, model.nq + model.nv))
-                if floating:
-                    X0[:, 3:7] /= np.linalg.norm(X0[:, 3:7], axis=1, keepdims=True)
-                X0[:, model.nq:] *= 4.0   # lively motions: the joints swing, the step size adapts
-                tau = np.zeros(model.nv)
-                t_eval = np.linspace(0.0, t_final, 101)
-                run = lambda: mb.simulate(model, (0.0, t_final), X0[0], t_eval=t_eval)  # noqa: E731
-                run()    # numba: load the cached machine code once
-                t_sd, res = _timeit(run, repeat=3)
-                # with every derived output read (computed on first access, after the integration)
-                t_sd_all, _ = _timeit(lambda: run().energy, repeat=2)
-                rhs = _pin_rhs(pm, pd, model.nq, floating, tau)
-                solve = lambda x0: solve_ivp(rhs, (0.0, t_final), x0, method="DOP853", rtol=1e-10,  # noqa: E731
-                                             atol=1e-10, t_eval=t_eval)
-                t_pin, sol = _timeit(lambda: solve(X0[0]), repeat=3)
-                diff = np.abs(sol.y.T - np.concatenate([res.q, res.v], 1)).max()
-                batch_run = lambda **kw: mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval, **kw)  # noqa: E731
-                mb.simulate_batch(model, (0.0, t_final), X0[:1], t_eval=t_eval, lanes=True)   # load the machine code
-                t_bsd, batch = _timeit(lambda: batch_run(lanes=True), repeat=2)
-                mb.simulate_batch(model, (0.0, t_final), X0[:2], t_eval=t_eval, lanes=True, threads=True)
-                t_bth, batch_th = _timeit(lambda: batch_run(lanes=True, threads=True), repeat=2)
-                t_bsc, batch_sc = _timeit(lambda: batch_run(lanes=False), repeat=2)
-                for other in (batch_sc, batch_th):   # same steps, same arithmetic: identical arrays
-                    assert np.array_equal(batch.q, other.q, equal_nan=True)
-                t_bpin, sols = _timeit(lambda: [solve(x0) for x0 in X0], repeat=2)
-                bdiff = max(np.abs(s.y.T - np.concatenate([batch.q[m], batch.v[m]], 1)).max()
-                            for m, s in enumerate(sols))
-                rows.append((n_joints, floating, model.nv, t_sd, t_sd_all, t_pin, diff, t_bsd, t_bth, t_bsc, t_bpin,
-                             bdiff))
+                rows.append((n_joints, floating) + _bench_tree(path, floating, n_batch, rng, t_final))
     return rows
+
+
+def _bench_tree(path, floating, n_batch, rng, t_final):
+    """One tree of ``bench_trees`` (a function of its own: the timed closures see this case only)."""
+    g = np.array([0.0, 0.0, -9.81])
+    model = mb.load_urdf(path, floating=floating, gravity=g)
+    pm = pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
+    pm.gravity = pin.Motion(g, np.zeros(3))
+    pd = pm.createData()
+    X0 = rng.uniform(-0.5, 0.5, (n_batch, model.nq + model.nv))
+    if floating:
+        X0[:, 3:7] /= np.linalg.norm(X0[:, 3:7], axis=1, keepdims=True)
+    X0[:, model.nq:] *= 4.0   # lively motions: the joints swing, the step size adapts
+    tau = np.zeros(model.nv)
+    t_eval = np.linspace(0.0, t_final, 101)
+
+    def run():
+        return mb.simulate(model, (0.0, t_final), X0[0], t_eval=t_eval)
+
+    run()    # numba: load the cached machine code once
+    t_sd, res = _timeit(run, repeat=3)
+    # with every derived output read (computed on first access, after the integration)
+    t_sd_all, _ = _timeit(lambda: run().energy, repeat=2)
+    rhs = _pin_rhs(pm, pd, model.nq, floating, tau)
+
+    def solve(x0):
+        return solve_ivp(rhs, (0.0, t_final), x0, method="DOP853", rtol=1e-10, atol=1e-10, t_eval=t_eval)
+
+    t_pin, sol = _timeit(lambda: solve(X0[0]), repeat=3)
+    diff = np.abs(sol.y.T - np.concatenate([res.q, res.v], 1)).max()
+
+    def batch_run(**kw):
+        return mb.simulate_batch(model, (0.0, t_final), X0, t_eval=t_eval, **kw)
+
+    mb.simulate_batch(model, (0.0, t_final), X0[:1], t_eval=t_eval, lanes=True)   # load the machine code
+    t_bsd, batch = _timeit(lambda: batch_run(lanes=True), repeat=2)
+    mb.simulate_batch(model, (0.0, t_final), X0[:2], t_eval=t_eval, lanes=True, threads=True)
+    t_bth, batch_th = _timeit(lambda: batch_run(lanes=True, threads=True), repeat=2)
+    t_bsc, batch_sc = _timeit(lambda: batch_run(lanes=False), repeat=2)
+    for other in (batch_sc, batch_th):   # same steps, same arithmetic: identical arrays
+        assert np.array_equal(batch.q, other.q, equal_nan=True)
+    t_bpin, sols = _timeit(lambda: [solve(x0) for x0 in X0], repeat=2)
+    bdiff = max(np.abs(s.y.T - np.concatenate([batch.q[m], batch.v[m]], 1)).max()
+                for m, s in enumerate(sols))
+    return model.nv, t_sd, t_sd_all, t_pin, diff, t_bsd, t_bth, t_bsc, t_bpin, bdiff
 
 
 def main():

@@ -64,7 +64,8 @@ def random_tree(rng, n_bodies, *, floating, gravity=None, kinds=("revolute", "pr
         axis = rng.normal(size=3)
         if aligned_axes:  # +x, +y or +z: exercises the selection fast path of the articulated sweep
             axis = np.eye(3)[int(rng.integers(0, 3))]
-        k_d = dict(damping=rng.uniform(0, 1), stiffness=rng.uniform(0, 5)) if damping and kind in ("revolute", "prismatic") else {}
+        k_d = (dict(damping=rng.uniform(0, 1), stiffness=rng.uniform(0, 5))
+               if damping and kind in ("revolute", "prismatic") else {})
         if kind == "revolute":
             joint = revolute_joint(f"j{i}", axis, rotation=R0, **k_d)
             jm = pin.JointModelRevoluteUnaligned(axis / np.linalg.norm(axis))

@@ -98,7 +98,10 @@ def test_loop_closure_block_matches_the_model_closure():
     D = np.diag([20.0, 30.0, 25.0, 1.0, 2.0, 1.5])
     Ra, Rb = Rotation.random(2, random_state=7).as_matrix()
     b = mb.ModelBuilder(gravity=[0, -9.81, 0])
-    rod = lambda n, tip: mb.body(n, 1.0, com=[0.5, 0, 0], inertia=np.diag([0.01, 0.1, 0.1]), ports={tip: [1.0, 0, 0]})
+
+    def rod(n, tip):
+        return mb.body(n, 1.0, com=[0.5, 0, 0], inertia=np.diag([0.01, 0.1, 0.1]), ports={tip: [1.0, 0, 0]})
+
     b.add_body(mb.body("ground", 1.0, ports={"O": [0, 0, 0], "G": [1.5, 0, 0]}), mb.fixed_root())
     b.add_body(rod("crank", "A"), mb.revolute_joint("th1", [0, 0, 1]), parent="ground", port="O")
     b.add_body(rod("coupler", "C"), mb.revolute_joint("th2", [0, 1, 1]), parent="crank", port="A")

@@ -66,7 +66,10 @@ def test_dot_parses_with_pydot_and_networkx():
     g = nx.nx_pydot.from_pydot(graph)
     names = {n.strip('"') for n in g.nodes}
     assert set(d.blocks) <= names
-    node = lambda end: end.strip('"').split('":')[0]   # '"b0":out_m_b1' -> 'b0' (networkx keeps the port)
+
+    def node(end):   # '"b0":out_m_b1' -> 'b0' (networkx keeps the port)
+        return end.strip('"').split('":')[0]
+
     assert {(node(a), node(b)) for a, b, _ in g.edges} == _expected_edges(d)
     assert len(g.edges) == len(graph.get_edges())
 

@@ -16,8 +16,8 @@ import satdyn.multibody as mb
 from .pin_oracle import pin_fext, random_state, random_tree
 
 CASES = [(seed, n, floating) for seed, (n, floating) in enumerate(
-    [(1, True), (2, False), (2, True), (3, False), (5, True), (8, False), (12, True), (17, False), (23, True), (30, True),
-     (30, False)])]
+    [(1, True), (2, False), (2, True), (3, False), (5, True), (8, False), (12, True), (17, False), (23, True),
+     (30, True), (30, False)])]
 
 
 def _rel(a, b):
@@ -74,8 +74,10 @@ def test_batched_equals_looped(floating):
     assert a.shape == (2, 3, model.nv) and M.shape == (2, 3, model.nv, model.nv)
     for i in range(2):
         for j in range(3):
-            np.testing.assert_allclose(a[i, j], mb.forward_dynamics(model, q[i, j], v[i, j], tau[i, j]), rtol=0, atol=1e-12)
-            np.testing.assert_allclose(t[i, j], mb.inverse_dynamics(model, q[i, j], v[i, j], a[i, j]), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(a[i, j], mb.forward_dynamics(model, q[i, j], v[i, j], tau[i, j]),
+                                       rtol=0, atol=1e-12)
+            np.testing.assert_allclose(t[i, j], mb.inverse_dynamics(model, q[i, j], v[i, j], a[i, j]),
+                                       rtol=0, atol=1e-12)
             np.testing.assert_allclose(M[i, j], mb.mass_matrix(model, q[i, j]), rtol=0, atol=1e-12)
     # broadcasting: one configuration, several velocities
     a_b = mb.forward_dynamics(model, q[0, 0], v[0], tau[0])
@@ -109,7 +111,8 @@ def test_inverse_of_forward_with_springs_and_dampers(seed):
     tau = rng.normal(size=model.nv) * 3
     fext = rng.normal(size=(model.n_bodies, 6))
     a = mb.forward_dynamics(model, q, v, tau, fext=fext)
-    np.testing.assert_allclose(mb.inverse_dynamics(model, q, v, a, fext=fext), tau, rtol=0, atol=1e-10 * max(1, np.abs(tau).max()))
+    np.testing.assert_allclose(mb.inverse_dynamics(model, q, v, a, fext=fext), tau,
+                               rtol=0, atol=1e-10 * max(1, np.abs(tau).max()))
 
 
 def test_hybrid_dynamics_mixes_modes():

@@ -134,7 +134,8 @@ def test_damped_case_table(damped_run):
 def test_center_of_mass_fixed_and_momentum_zero(damped_run):
     """Buoyancy cancels the weight and G starts at rest: CoM constant, linear momentum 0 (1e-8)."""
     r = damped_run
-    np.testing.assert_allclose(r.center_of_mass, np.broadcast_to([0.0651180666, -0.6806970926, 0.0], r.center_of_mass.shape),
+    np.testing.assert_allclose(r.center_of_mass,
+                               np.broadcast_to([0.0651180666, -0.6806970926, 0.0], r.center_of_mass.shape),
                                atol=1e-8)
     assert np.abs(r.linear_momentum).max() < 1e-8
     assert np.all(np.diff(r.energy) < 0)  # dampers dissipate
@@ -149,7 +150,8 @@ def test_energy_rate_equals_damper_power(model, damped_run):
     for q, v in zip(damped_run.q[1:], damped_run.v[1:]):
         x = np.r_[q, v]
         f = state_derivative(model, 0.0, x)
-        E = [mb.mechanical_energy(model, (x + s * h * f)[:model.nq], (x + s * h * f)[model.nq:]) for s in (-2, -1, 1, 2)]
+        E = [mb.mechanical_energy(model, (x + s * h * f)[:model.nq], (x + s * h * f)[model.nq:])
+             for s in (-2, -1, 1, 2)]
         e_dot = (E[0] - 8 * E[1] + 8 * E[2] - E[3]) / (12 * h)
         expected = -np.sum(d * v[6:] ** 2)
         assert abs(e_dot - expected) < 1e-8 * max(1.0, abs(expected))

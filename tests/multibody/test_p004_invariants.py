@@ -129,7 +129,10 @@ def test_energy_flow_per_block(seed, floating):
     ext_power = float(W_root @ x[:6]) if floating else 0.0
     total_ports = sum(p["ports"] for p in powers.values())
     assert abs(total_ports - effort_power - ext_power) < 1e-10 * scale
-    E = lambda y: float(mb.mechanical_energy(model, *model_state(model, y)))
+
+    def E(y):
+        return float(mb.mechanical_energy(model, *model_state(model, y)))
+
     dE = (E(x + h * xdot) - E(x - h * xdot)) / (2 * h)
     spring_power = sum(d.blocks[j].stiffness * (sig.joints[j][2] - d.blocks[j].rest) * sig.joints[j][1]
                        for j in d.joint_blocks)
@@ -140,7 +143,10 @@ def _chain(Q, root_rotation, floating):
     """A 3-body chain whose body k is described in a frame rotated by Q[k] (identity: the reference)."""
     g = np.array([0.2, -9.81, 0.4])
     d = BlockDiagram()
-    rot = lambda k, v: Q[k].T @ np.asarray(v, float)
+
+    def rot(k, v):
+        return Q[k].T @ np.asarray(v, float)
+
     if floating:
         d.add("b0", FloatingBodyBlock(8.0, com=rot(0, [0.1, 0.2, 0]), inertia=Q[0].T @ np.diag([2.0, 3, 4]) @ Q[0],
                                       ports={"c": rot(0, [0.5, 0, 0.3])}, gravity=g))
@@ -200,7 +206,9 @@ def test_time_varying_uniform_field():
     # A uniform field g(t) (spec §7: "optionally time-varying") acts on every mass alike: a
     # tumbling free body's CoM follows r'' = g(t) exactly, here g = [sin t, 0, -9.81] from rest:
     # r = [t - sin t, 0, -9.81 t^2 / 2], whatever the rotation. Bound: the drift bound on |x| ~ 50.
-    field = lambda t: np.array([np.sin(t), 0.0, -9.81])
+    def field(t):
+        return np.array([np.sin(t), 0.0, -9.81])
+
     d = BlockDiagram()
     d.add("body", FloatingBodyBlock(2.0, com=[0.3, 0, 0], inertia=INERTIA, gravity=field, ports={"B": [0.3, 0, 0]}))
     x0 = np.zeros(12)
@@ -247,7 +255,9 @@ def test_quaternion_root_equals_euler_root_and_passes_gimbal_lock():
     assert np.abs(Pe - Pq).max() < bound
     assert np.abs(se.y[12:].T - sq.y[13:].T).max() < bound
     # spin about inertial y: body x turns through inertial z (3-2-1 pitch = 90 deg at t = pi/2)
-    single = lambda att: FloatingBodyBlock(1.0, inertia=np.eye(3), attitude=att)
+    def single(att):
+        return FloatingBodyBlock(1.0, inertia=np.eye(3), attitude=att)
+
     dq1, de1 = BlockDiagram(), BlockDiagram()
     dq1.add("b", single("quaternion"))
     de1.add("b", single("euler"))

@@ -61,7 +61,8 @@ def _load(path, **kwargs):
 
 def _pinocchio_file(path, model, messages, tmp_path):
     """The file itself, or a copy with the inertias satdyn projected written in (see module doc)."""
-    projected = {m.group(1) for m in (re.search(r"URDF link '([^']+)': inertia not positive", s) for s in messages) if m}
+    projected = {m.group(1) for m in (re.search(r"URDF link '([^']+)': inertia not positive", s) for s in messages)
+                 if m}
     if not projected:
         return str(path)
     tree = ET.parse(path)
@@ -157,7 +158,8 @@ def test_zero_mass_root_link_on_a_fixed_base_is_exact_and_silent():
     assert all("base_link" not in m for m in messages)
 
 
-@pytest.mark.parametrize("relative", ["panda_description/urdf/panda.urdf", "tiago_pro_description/robots/tiago_pro.urdf",
+@pytest.mark.parametrize("relative", ["panda_description/urdf/panda.urdf",
+                                      "tiago_pro_description/robots/tiago_pro.urdf",
                                       "pr2_description/urdf/pr2.urdf"])
 def test_coupled_mimic_joints_match_pinocchio(relative):
     """mimic='coupled' against Pinocchio's mimic=True (its rnea and crba are G^T tau and G^T M G)."""

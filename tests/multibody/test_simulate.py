@@ -59,7 +59,10 @@ def test_prismatic_on_inclined_axis():
 
 
 def test_floating_tree_conserves_momenta_and_energy():
-    """No gravity, no loads: inertial linear and angular momentum and energy constant (2 s, rtol 1e-11): 1e-8 relative."""
+    """No gravity, no loads: inertial linear and angular momentum and energy constant.
+
+    2 s at rtol 1e-11: 1e-8 relative.
+    """
     rng = np.random.default_rng(3)
     model, pm, _, _ = random_tree(rng, 5, floating=True)
     q0, v0 = random_state(rng, model, pm)
@@ -100,7 +103,8 @@ def test_prescribed_root_acts_like_extra_gravity():
     c = 3.0
 
     def motion(t):
-        return np.array([0, 0.5 * c * t**2, 0]), np.eye(3), np.array([0, c * t, 0, 0, 0, 0]), np.array([0, c, 0, 0, 0, 0])
+        return (np.array([0, 0.5 * c * t**2, 0]), np.eye(3), np.array([0, c * t, 0, 0, 0, 0]),
+                np.array([0, c, 0, 0, 0, 0]))
 
     b = mb.ModelBuilder(gravity=[0, -9.81, 0])
     b.add_body(mb.body("base", 1.0), mb.prescribed_root(motion))

@@ -1,9 +1,10 @@
 """The frame-aligned revolute congruence of the articulated sweep against the generic 6x6 product.
 
 ``aligned_revolute.congruence_axis`` computes ``X^T Ia X`` for a revolute joint about +e_k of its
-frame as a 2x2 mixing of rows plus a constant product, twice (the second time on the transpose). Reference: the same congruence with
-the full 6x6 ``X`` of ``kinematics.motion_transform_to_child`` from ``joints.joint_placement``
-(independent construction, batch-first ``np.matmul``). Both are a few dozen floating-point
+frame as a 2x2 mixing of rows plus a constant product, twice (the second time on the
+transpose). Reference: the same congruence with the full 6x6 ``X`` of
+``kinematics.motion_transform_to_child`` from ``joints.joint_placement`` (independent
+construction, batch-first ``np.matmul``). Both are a few dozen floating-point
 operations on O(1) entries, hence 1e-12 relative.
 """
 
@@ -39,7 +40,7 @@ def test_aligned_revolute_congruence_matches_generic(n, n_work, constant_factor)
     consts = sweeps.sweep_constants(model)
     work = sweeps.Workspace(model, n_work)
     checked = 0
-    for i, c in enumerate(consts):
+    for c in consts:
         if c.mix is None:
             continue
         A = rng.normal(size=(1 if constant_factor else n, 6, 6))

@@ -244,6 +244,7 @@ def test_xml_entity_bomb_is_refused(tmp_path):
     and the reader turns that into its one-line 'not valid XML' error."""
     entities = '<!ENTITY l0 "lol">' + "".join(f'<!ENTITY l{k} "{f"&l{k - 1};" * 10}">' for k in range(1, 10))
     path = tmp_path / "bomb.urdf"
-    path.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE robot [{entities}]>\n<robot name="&l9;"><link name="a"/></robot>')
+    path.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE robot [{entities}]>\n'
+                    '<robot name="&l9;"><link name="a"/></robot>')
     with pytest.raises(ValueError, match="not valid XML: limit on input amplification"):
         mb.load_urdf(path)

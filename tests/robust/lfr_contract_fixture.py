@@ -60,7 +60,7 @@ class ContractLFR:
 
     def subs(self, values):
         """Close the Delta channels of the named parameters (physical values)."""
-        n, nd = self.nstates, self.ndelta
+        n = self.nstates
         P = np.block([[self.A, self.B], [self.C, self.D]])
         offsets = np.cumsum([0] + [b.size for b in self.blocks])
         closed, deltas, kept = [], [], []
@@ -90,7 +90,7 @@ def two_mass_lfr(with_varying_gain=False):
     non-collocated feedback g makes the loop lose stability within about twice the box.
     Each parameter enters A affinely through one rank-one term, so the LFR is exact.
     """
-    m1, m2, c2 = 1.0, 0.5, 0.01
+    m1, m2 = 1.0, 0.5   # c2 = 0.01 enters A0 only, through two_mass_A's default
     k = ContractParameter("k", 1.0, (0.8, 1.2))
     c = ContractParameter("c", 0.05, (0.025, 0.075))
     g = ContractParameter("g", 0.02, (0.0, 0.04), kind="varying")

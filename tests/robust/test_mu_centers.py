@@ -96,7 +96,7 @@ def test_level_is_the_smallest_feasible_t():
         H = M[0].conj().T @ Dz[0] @ M[0] + 1j * (G[0] @ M[0] - M[0].conj().T @ G[0].conj().T)
         lw = layout.level_w
 
-        def positive(level_value):
+        def positive(level_value, lw=lw, Dw=Dw, H=H):
             Ft = np.where(lw[:, None], level_value, 1.0) * Dw[0] - H
             return np.linalg.eigvalsh(0.5 * (Ft + Ft.conj().T))[0] > 0
 

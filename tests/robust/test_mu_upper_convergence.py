@@ -41,11 +41,17 @@ def _mixed_structure(blocks, rng):
     satdyn_blocks, nblock, itype = [], [], []
     for kind in kinds:
         if kind == "real":
-            satdyn_blocks.append(real_block(1)); nblock.append(1); itype.append(1)
+            satdyn_blocks.append(real_block(1))
+            nblock.append(1)
+            itype.append(1)
         elif kind == "complex":
-            satdyn_blocks.append(complex_block(1)); nblock.append(1); itype.append(2)
+            satdyn_blocks.append(complex_block(1))
+            nblock.append(1)
+            itype.append(2)
         else:
-            satdyn_blocks.append(full_block(2)); nblock.append(2); itype.append(2)
+            satdyn_blocks.append(full_block(2))
+            nblock.append(2)
+            itype.append(2)
     return satdyn_blocks, np.array(nblock), np.array(itype)
 
 

@@ -40,7 +40,8 @@ def modal_structure(rng, count, modes, m, p, zeta):
         w = np.sort(rng.uniform(1.0, 3.0, modes))
         for k in range(modes):
             A[q, 2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[0.0, 1.0], [-w[k] ** 2, -2 * zeta * w[k]]]
-    return A, rng.standard_normal((count, n, m)), rng.standard_normal((count, p, n)), 0.1 * rng.standard_normal((count, p, m))
+    return (A, rng.standard_normal((count, n, m)), rng.standard_normal((count, p, n)),
+            0.1 * rng.standard_normal((count, p, m)))
 
 
 @pytest.mark.parametrize("n, m, p, count", [(4, 1, 1, 30), (12, 2, 3, 30), (20, 3, 4, 25), (7, 4, 1, 20)])
@@ -84,7 +85,8 @@ def test_defective_state_matrix_agrees_with_slycot():
     rng = np.random.default_rng(3)
     n = 6
     A = -0.3 * np.eye(n) + np.diag(np.ones(n - 1), 1)
-    systems = [(A, rng.standard_normal((n, 2)), rng.standard_normal((2, n)), rng.standard_normal((2, 2))) for _ in range(5)]
+    systems = [(A, rng.standard_normal((n, 2)), rng.standard_normal((2, n)), rng.standard_normal((2, 2)))
+               for _ in range(5)]
     As, Bs, Cs, Ds = (np.stack([s[i] for s in systems]) for i in range(4))
     result = hinfnorm(Batch(As, Bs, Cs, Ds))
     reference = np.array([slycot_hinf(*s) for s in systems])
@@ -185,7 +187,7 @@ def test_badly_scaled_systems_are_attained_and_not_exceeded_on_a_fine_grid():
         value, peak = hinfnorm(Batch(A[None], B[None], C[None], D[None]))
         value, peak = value[0], peak[0]
 
-        def sigma(w):
+        def sigma(w, A=A, B=B, C=C, D=D, n=n):
             G = C @ np.linalg.solve(1j * w[:, None, None] * np.eye(n) - A, B) + D
             return np.linalg.norm(G, 2, axis=(1, 2))
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from satdyn.robust import hinfnorm, mdelta_system, worst_case_gain_mdelta
+from satdyn.robust import mdelta_system, worst_case_gain_mdelta
 
 from repeated_systems import lightly_damped_system
 

@@ -30,7 +30,10 @@ def mix_pairs(m, j, l, cos, sin):
 
 
 def aligned_motion_to_child(c, cos, sin, m):
-    """``sweeps._motion_to_child`` for a revolute joint about a frame axis: ``E_b^T (X_fixed m)``, E a plane rotation."""
+    """``sweeps._motion_to_child`` for a revolute joint about a frame axis.
+
+    Computes ``E_b^T (X_fixed m)``, E a plane rotation.
+    """
     return mix_pairs(np.matmul(c.fixed_T.T, m), *c.mix, cos, -sin)
 
 

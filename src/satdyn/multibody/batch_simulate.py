@@ -115,8 +115,8 @@ def _solve_ivp_loop(model, X0, taus, times, method, rtol, atol, max_step):
     states = np.full((X0.shape[0], times.size, X0.shape[1]), np.nan)
     nfev = np.zeros(X0.shape[0], dtype=np.int64)
     for m, (x0, tau) in enumerate(zip(X0, taus)):
-        sol = solve_ivp(lambda t, x: state_derivative(model, t, x, tau), (times[0], times[-1]), x0, method=method,
-                        t_eval=times, rtol=rtol, atol=atol, max_step=max_step)
+        sol = solve_ivp(lambda t, x, tau=tau: state_derivative(model, t, x, tau), (times[0], times[-1]), x0,
+                        method=method, t_eval=times, rtol=rtol, atol=atol, max_step=max_step)
         states[m, :sol.y.shape[1]] = sol.y.T
         nfev[m] = sol.nfev if sol.success else -1
     return states, nfev

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit, numba
+from .compiled import _D, _K, _POS, _REST, _SLIDE, _WRENCH, HAVE_NUMBA, _jit
 from .compiled_trig import _SINCOS_MAX, _sin_cos, _sin_cos_reduced
 from .kernel_cache import cached_njit
 

@@ -104,7 +104,8 @@ def _pack(model):
         j, parent = joints[i], model.parents[i]
         Rp, pp = pose[parent]
         P0, position = Rp @ j.rotation @ align[i], Rp @ j.position + pp
-        ints[r] = (_KIND[j.kind], index[anchor[parent]], model.idx_q[i], model.idx_v[i], 5 if j.kind == "revolute" else 2)
+        ints[r] = (_KIND[j.kind], index[anchor[parent]], model.idx_q[i], model.idx_v[i],
+                   5 if j.kind == "revolute" else 2)
         geom[r, :9] = P0.ravel()
         geom[r, _POS:_POS + 3] = position
         if j.kind == "prismatic":

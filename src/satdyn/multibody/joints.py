@@ -170,7 +170,10 @@ def weld_joint(name: str, *, rotation=None) -> Joint:
 
 
 def revolute_joint(name: str, axis, *, rotation=None, stiffness=0.0, damping=0.0, rest=0.0) -> Joint:
-    """Revolute joint about ``axis`` (child frame), ``P_{a/b} = P_{a0/b} exp(theta skew(r))`` (arXiv:2505.03248 eq. 34)."""
+    """Revolute joint about ``axis`` (child frame).
+
+    ``P_{a/b} = P_{a0/b} exp(theta skew(r))`` (arXiv:2505.03248 eq. 34).
+    """
     return Joint(name, "revolute", _axis(axis), _rotation(rotation, "rotation"),
                  stiffness=_scalar(stiffness, "stiffness"), damping=_scalar(damping, "damping"),
                  rest=_scalar(rest, "rest", nonnegative=False))
@@ -190,7 +193,10 @@ def spherical_joint(name: str, *, rotation=None, stiffness=0.0, damping=0.0) -> 
 
 
 def floating_root(name: str = "root") -> Joint:
-    """6-DOF free root, quaternion attitude (no gimbal lock); q = [r_i (3), quat (4)], v = [v; omega] in the body frame."""
+    """6-DOF free root, quaternion attitude (no gimbal lock).
+
+    q = [r_i (3), quat (4)], v = [v; omega] in the body frame.
+    """
     return Joint(name, "floating")
 
 

@@ -35,8 +35,9 @@ reaching gimbal lock, where the run stops just before the singularity).
 The state is ``x = [q, v]``; ``dq/dt`` follows each joint's kinematics (quaternions with a
 norm-restoring term; the dynamics use normalised quaternions) and ``dv/dt`` is
 :func:`~satdyn.multibody.forward_dynamics` (evaluated by the single-state sweep of
-:mod:`~satdyn.multibody.lean_rhs` when the model allows it, else by the batched one). Returns a :class:`SimulationResult` with named
-outputs: body poses, joint coordinates, interface wrenches, energy and momenta.
+:mod:`~satdyn.multibody.lean_rhs` when the model allows it, else by the batched one). Returns a
+:class:`SimulationResult` with named outputs: body poses, joint coordinates, interface wrenches,
+energy and momenta.
 """
 
 from __future__ import annotations

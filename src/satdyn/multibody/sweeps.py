@@ -1,9 +1,10 @@
 """Batch-last recursive sweeps: the numerical core of forward and inverse dynamics.
 
 ``articulated_body_sweep(model, q, v, tau, f_ext, t, work=None)`` and
-``newton_euler_sweep(model, q, v, a, f_ext, t, full=False)`` take flat batch-first inputs ``q`` (N, nq), ``v`` (N, nv), ``tau``/``a`` (N, nv) and
-``f_ext`` (N, n_bodies, 6) or None (every load on each body, at its origin, body frame), and
-return batch-first results. They hold no input checks: the public functions validate.
+``newton_euler_sweep(model, q, v, a, f_ext, t, full=False)`` take flat batch-first inputs
+``q`` (N, nq), ``v`` (N, nv), ``tau``/``a`` (N, nv) and ``f_ext`` (N, n_bodies, 6) or None
+(every load on each body, at its origin, body frame), and return batch-first results. They
+hold no input checks: the public functions validate.
 ``work`` is a :class:`Workspace` (scratch arrays reused over the blocks of one call).
 
 Why a second layout: numpy runs an elementwise operation as an inner loop over the last
@@ -53,7 +54,8 @@ class _BodyConstants:
         self.subspace = joint.motion_subspace
         self.axis_index = joint.axis_index
         # Rates that are a plain selection of the 6-vector: S = I (free root) or S = [0; I] (ball).
-        self.selects = {"floating": slice(0, 6), "floating_euler": slice(0, 6), "spherical": slice(3, 6)}.get(joint.kind)
+        self.selects = {"floating": slice(0, 6), "floating_euler": slice(0, 6),
+                        "spherical": slice(3, 6)}.get(joint.kind)
         self.rotation = np.array(joint.rotation)[:, :, None]
         self.position = np.array(joint.position)[:, None]
         self.rodrigues = self.x_basis = None
@@ -223,7 +225,8 @@ class _Pass:
             elif c.kind in ("weld", "fixed"):
                 R, p = c.rotation, c.position
             elif c.kind == "floating":
-                R, p = _dcm_from_quaternion(qT[c.q_slice.start + 3:c.q_slice.stop]), qT[c.q_slice.start:c.q_slice.start + 3]
+                R = _dcm_from_quaternion(qT[c.q_slice.start + 3:c.q_slice.stop])
+                p = qT[c.q_slice.start:c.q_slice.start + 3]
             elif c.kind == "prescribed":
                 pos, P, twist, acc = c.joint.motion(t)
                 R = np.asarray(P, float).reshape(3, 3)[:, :, None]

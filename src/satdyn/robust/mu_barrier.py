@@ -255,7 +255,6 @@ def _barrier_terms(M, layout, y, t):
     phi_t(y) = -log det F_t(y) - log det D_w(y),  F_t = t D_w,L + D_w,N - H(D, G).
     """
     st = layout.structure
-    F = y.shape[0]
     Dz, Dw, G = layout.assemble(y)
     MH = np.conj(np.swapaxes(M, 1, 2))
     H = MH @ Dz @ M + 1j * (G @ M - MH @ np.conj(np.swapaxes(G, 1, 2)))

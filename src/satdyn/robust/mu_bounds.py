@@ -119,9 +119,9 @@ def mussv(M, blocks=None, frequencies=None, *, lower: bool = True, accuracy: flo
     seed : int
         Seed of the lower bound's random restarts.
     branch_and_bound : bool
-        For purely real structures of at most 4 blocks (the splitting grows as 2^blocks), try to prove an upper bound within 0.8 % (then 1.8 %) of
-        the lower bound by splitting the parameter box (``mu_branch``), where the D-G
-        bound leaves a larger gap.
+        For purely real structures of at most 4 blocks (the splitting grows as 2^blocks), try to
+        prove an upper bound within 0.8 % (then 1.8 %) of the lower bound by splitting the
+        parameter box (``mu_branch``), where the D-G bound leaves a larger gap.
     refine : {"peak", True, False}
         Structures with repeated scalar blocks (possibly with full blocks too; elsewhere the
         descent converges by itself): finish the D-G optimisation by the method of centres (``mu_centers``).

@@ -138,7 +138,7 @@ def _regularise(structure, Dz, Dw, G, floor):
     blocks = structure.blocks
     parts = []
     top = np.zeros(F)
-    for blk, zs, ws in zip(blocks, structure.z_slices, structure.w_slices):
+    for blk, zs, _ws in zip(blocks, structure.z_slices, structure.w_slices):
         if blk.is_scalar:
             lam, V = np.linalg.eigh(_herm(Dz[:, zs, zs]))
             parts.append((lam, V))

@@ -113,7 +113,8 @@ def _power_iteration(M, structure, parts, iterations):
             parts = [np.where(flip.reshape((F,) + (1,) * (np.ndim(p) - 1)), -p, p) for p in parts]
         pieces = _sensitivities(M, structure, X, Xinv, j)
         new_parts = []
-        sens_real = [np.real(np.sum(np.conj(b) * a, axis=1)) for (a, b), blk in zip(pieces, structure.blocks) if blk.kind == "real"]
+        sens_real = [np.real(np.sum(np.conj(b) * a, axis=1))
+                     for (a, b), blk in zip(pieces, structure.blocks) if blk.kind == "real"]
         scale = np.max(np.abs(np.stack(sens_real, axis=1)), axis=1) if sens_real else None
         for blk, p, (a, b) in zip(structure.blocks, parts, pieces):
             if blk.kind == "complex":
@@ -195,7 +196,8 @@ def _real_search(M, structure, rng, samples, iterations):
         extra = rng.uniform(-1, 1, (samples - len(grid), k))
         cand = np.concatenate([grid, extra])
     else:
-        cand = np.concatenate([np.sign(rng.uniform(-1, 1, (samples // 2, k))), rng.uniform(-1, 1, (samples - samples // 2, k))])
+        cand = np.concatenate([np.sign(rng.uniform(-1, 1, (samples // 2, k))),
+                               rng.uniform(-1, 1, (samples - samples // 2, k))])
     S = len(cand)
     Qs = structure.assemble([np.broadcast_to(cand[:, i], (F, S)) for i in range(k)])  # (F, S, m, n)
     lam = np.linalg.eigvals(M[:, None] @ Qs)  # (F, S, n)

@@ -84,7 +84,7 @@ class _Layout:
     def pack_G(self, x, G):
         """Write the real-block parts of G (F, m, n) into the packed vectors x (F, p), in place."""
         F = x.shape[0]
-        for blk, zs, ws, sl in zip(self.structure.blocks, self.structure.z_slices, self.structure.w_slices,
+        for _blk, zs, ws, sl in zip(self.structure.blocks, self.structure.z_slices, self.structure.w_slices,
                                    self.G_slices):
             if sl is not None:
                 part = G[:, ws, zs]
@@ -142,7 +142,7 @@ class _Layout:
         s = np.real(np.trace(Dw, axis1=1, axis2=2)) / self.structure.m
         s = np.where(np.isfinite(s) & (s > 0), s, 1.0)
         y = x.copy()
-        for i, blk in enumerate(self.structure.blocks):
+        for i, _blk in enumerate(self.structure.blocks):
             y[:, self.L_slices[i]] /= np.sqrt(s)[:, None]
             if self.G_slices[i] is not None:
                 y[:, self.G_slices[i]] /= s[:, None]
@@ -285,13 +285,12 @@ def osborne_scalings(M, structure, iterations: int = 20):
 
 def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-6, target2=0.0):
     """Batched L-BFGS on the soft-max objective; returns the best x per row by exact lambda_max."""
-    F = x.shape[0]
     f, g, lam = _objective(M, layout, x, temperature)
     best_x, best_lam = x.copy(), lam.copy()
     S, Y = [], []
     active = np.isfinite(f) & (lam > target2)
     history = [f.copy()]
-    for it in range(max_iterations):
+    for _it in range(max_iterations):
         rows = np.flatnonzero(active)
         if rows.size == 0:
             break
@@ -338,7 +337,8 @@ def _lbfgs_stage(M, layout, x, temperature, max_iterations, memory=8, rtol=1e-6,
         y_new = np.zeros_like(x)
         s_new[rows] = x_new - x[rows]
         y_new[rows] = g_new - g[rows]
-        curvature_ok = np.sum(s_new * y_new, axis=1) > 1e-12 * np.linalg.norm(s_new, axis=1) * np.linalg.norm(y_new, axis=1)
+        curvature_ok = (np.sum(s_new * y_new, axis=1)
+                        > 1e-12 * np.linalg.norm(s_new, axis=1) * np.linalg.norm(y_new, axis=1))
         s_new[~curvature_ok] = 0.0
         y_new[~curvature_ok] = 0.0
         S.append(s_new)

@@ -273,7 +273,8 @@ def uncertain_time_response(lfr, time, *, kind: str = "step", inputs=None, outpu
             u[:, input_index] = 1.0
     if kind == "initial":
         if x0 is None or np.shape(x0) != (nx,):
-            raise ValueError(f"`x0` must have shape ({nx},) for kind='initial'; got {np.shape(x0) if x0 is not None else None}")
+            raise ValueError(f"`x0` must have shape ({nx},) for kind='initial'; "
+                             f"got {np.shape(x0) if x0 is not None else None}")
         x0 = np.asarray(x0, float)
     elif x0 is not None:
         raise ValueError("`x0` is only used with kind='initial'")

@@ -578,7 +578,8 @@ def robust_stability(lfr, *, grid=None, frequencies=None, progress=None, seed: i
         system, parameters = lfr_to_mdelta(point.lfr)
         sub_progress = None
         if progress is not None:
-            sub_progress = (lambda d, t, msg, i=i: progress(i * t + d, len(points) * t, msg))
+            def sub_progress(d, t, msg, i=i):
+                return progress(i * t + d, len(points) * t, msg)
         res = robust_stability_mdelta(system, frequencies=frequencies, progress=sub_progress, seed=seed)
         physical = physical_values(parameters, np.nan_to_num(res.destabilizing_delta, nan=0.0))
         if np.all(np.isnan(res.destabilizing_delta)):

@@ -149,7 +149,6 @@ def _skew_mu_bisection(system, freqs, gamma_lo, iterations=18, rtol=1e-3):
     nd = system.ndelta
     G = system.response(freqs)
     structure = _skew_structure(system)
-    F = len(freqs)
 
     def certified(gamma, initial):
         Mg = G.copy()
@@ -344,7 +343,8 @@ def worst_case_gain(lfr, *, grid=None, frequencies=None, progress=None, seed: in
         system, parameters = lfr_to_mdelta(point.lfr)
         sub = None
         if progress is not None:
-            sub = (lambda d, t, msg, i=i: progress(i * t + d, len(points) * t, msg))
+            def sub(d, t, msg, i=i):
+                return progress(i * t + d, len(points) * t, msg)
         res = worst_case_gain_mdelta(system, frequencies=frequencies, progress=sub, seed=seed)
         results.append(replace(res, worst_case_values=physical_values(parameters, res.worst_case_delta),
                                delta_channels_before=before, delta_channels_after=after))
