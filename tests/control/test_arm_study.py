@@ -73,7 +73,9 @@ def test_quick_run_reports_the_selected_certified_design(quick_run):
 
 
 @pytest.mark.parametrize("argv, word", [
-    (["control", "--quick", "--budget", "-1"], "--budget"),
+    (["control", "--quick", "--iterations", "0"], "--iterations"),
+    (["control", "--quick", "--time-limit", "-1"], "--time-limit"),
+    (["control", "--quick", "--budget", "20"], "--budget"),  # removed: budgets are counts now
     (["control", "--quick", "--hard-margin", "2"], "hard_margin"),
     (["control", "--quick", "--structure", "banded"], "--structure"),
 ])
