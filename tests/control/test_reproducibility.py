@@ -46,7 +46,7 @@ def _uncertain_plant():
 def _sof_tune(method):
     p = sof_problem("AC4")
     return systune(p.plant(), [p.gain_block()], soft=[p.goal()],
-                   options=TuneOptions(method=method, random_starts=2, n_jobs=1, seed=3, max_iter=40))
+                   options=TuneOptions(method=method, random_starts=1, n_jobs=1, seed=3, max_iter=25))
 
 
 def _robust():
