@@ -49,12 +49,12 @@ PAPER_GAMMA2 = 0.69
 # Count budgets (the result depends on them, never on the wall clock): BFGS iterations of the
 # first tune of a phase and of each later round's re-tune, and robust rounds per phase.
 # Calibrated on the shared 2-core machine to roughly the quality of the former time budgets
-# (20 s quick, 600 s full): see docs/control.md, "Budgets".
+# (20 s quick, 600 s full): see docs/control.md, "Budgets are counts".
 QUICK_ITERATIONS = 150
-FULL_ITERATIONS = 600
+FULL_ITERATIONS = 150
 RETUNE_FRACTION = 0.25  # a re-tune starts warm and only absorbs the added points
 QUICK_ROUNDS = 2
-FULL_ROUNDS = 6
+FULL_ROUNDS = 5
 
 
 @dataclass
