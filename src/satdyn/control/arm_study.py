@@ -368,7 +368,11 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
         if past_deadline(f"before phase '{name}'"):
             break
         if name == "hard first" and any(_bound(d) <= 1.0 for d in designs):
-            continue  # resumed after phase 1 had succeeded
+            # resumed after phase 1 had succeeded: phase 2 starts from phase 1's final training
+            # points, as in an uninterrupted run
+            if ckdir is not None and (ckdir / plan_files[name]).exists():
+                active = _load_state(ckdir / plan_files[name], n_params, len(cert_box))[1]
+            continue
         if name == "soft + hard" and any(_bound(d) <= 1.0 for d in designs):
             best = select_design(designs)  # continue from the best certified design
             blocks = list(TuningProblem(P, [blk], [soft]).controller.with_value(best["x"]))
