@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..control.arm_problem import ARM_STRUCTURES
-from ..control.arm_study import arm_control_study
+from ..control.arm_study import (FULL_ITERATIONS, FULL_ROUNDS, QUICK_ITERATIONS, QUICK_ROUNDS, RETUNE_FRACTION,
+                                 arm_control_study)
 from ..equilibrium.arm import GEOMETRIES
 from ..plotting import plot_arm_control
-from . import positive_float, positive_int, seed
+from . import output_folder, positive_float, positive_int, seed
 
 HELP = ("robust LPV controller of the two-link arm under gravity (structured H-infinity tuning over the "
         "angle domain and five uncertain parameters, certified worst case, Fig. 7)")
@@ -16,18 +17,24 @@ def add_arguments(parser) -> None:
     parser.add_argument("--geometry", choices=GEOMETRIES, default="hanging",
                         help="zero configuration of the arm (paper Fig. 3 is missing; default hanging)")
     parser.add_argument("--quick", action="store_true",
-                        help="reduced run (< 2 min): nominal training grid, short budget, coarse certification")
-    parser.add_argument("--budget", type=positive_float, default=None, metavar="S",
-                        help="wall-time budget of the tuning [s] (default 20 quick, 600 full)")
+                        help="reduced run (< 1 min): nominal training grid, small budgets, coarse certification")
+    parser.add_argument("--iterations", type=positive_int, default=None, metavar="N",
+                        help=f"BFGS iterations of the first tune of each phase; later rounds re-tune with "
+                             f"{RETUNE_FRACTION:g} of it (default {QUICK_ITERATIONS} quick, {FULL_ITERATIONS} full). "
+                             "Budgets are counts: the same command gives the same numbers on any load")
     parser.add_argument("--rounds", type=positive_int, default=None, metavar="N",
-                        help="maximum robust rounds per phase (default 1 quick, 30 full)")
+                        help=f"maximum robust rounds per phase (default {QUICK_ROUNDS} quick, {FULL_ROUNDS} full)")
+    parser.add_argument("--time-limit", type=positive_float, default=None, metavar="S",
+                        help="optional wall-clock safety limit [s]: stops the run early and says so "
+                             "(the numbers then depend on the machine); default none")
     parser.add_argument("--starts", type=seed, default=None, metavar="N", help="random starts of the first tune")
     parser.add_argument("--hard-margin", type=positive_float, default=0.9, metavar="M",
                         help="training bound of the hard goal (default 0.9)")
     parser.add_argument("--wcgain", type=int, choices=(0, 1), default=None, metavar="N",
                         help="skew-mu worst-case-gain certificates (0 or 1; default 1 full, 0 quick)")
-    parser.add_argument("--checkpoint", default=None, metavar="DIR",
-                        help="folder of resumable robust-loop checkpoints")
+    parser.add_argument("--checkpoint", type=output_folder, default=None, metavar="DIR",
+                        help="folder of resumable robust-loop checkpoints (created if missing; a corrupted "
+                             "checkpoint in it is an error naming the file)")
     parser.add_argument("--add", type=positive_int, default=6, metavar="N",
                         help="worst-case points added to the training set per robust round (default 6)")
     parser.add_argument("--structure", choices=ARM_STRUCTURES, default="tridiag",
@@ -37,7 +44,7 @@ def add_arguments(parser) -> None:
 
 def run(args):
     # every option is validated by its argparse type before this runs
-    return arm_control_study(args.geometry, quick=args.quick, time_budget_s=args.budget,
+    return arm_control_study(args.geometry, quick=args.quick, iterations=args.iterations, time_limit_s=args.time_limit,
                              hard_margin=args.hard_margin, rounds=args.rounds, starts=args.starts,
                              wcgain_points=args.wcgain, seed=args.seed, checkpoint_dir=args.checkpoint,
                              structure=args.structure, add_per_round=args.add)
@@ -52,7 +59,8 @@ def summary(result) -> str:
     lines = [
         f"two-link arm, {result.geometry} geometry, {result.mode} run, design from phase '{result.phase}' "
         f"({result.time_s:.0f} s wall, {result.cpu_time_s:.0f} s CPU, load {result.load_average:.1f}), "
-        f"structure {result.structure}",
+        f"structure {result.structure}, budgets {result.iterations}/{result.retune_iterations} BFGS iterations "
+        f"(first tune / re-tune), {result.rounds} rounds per phase",
         f"certified worst case over {result.certification_points} scenarios (+ local search): "
         f"gamma1 = {result.gamma1:.3f} (hard, <= 1 {'met' if result.hard_satisfied else 'NOT met'}), "
         f"gamma2 = {result.gamma2:.3f}; paper: gamma1 = {result.paper_gamma1}, gamma2 = {result.paper_gamma2}",
@@ -66,4 +74,6 @@ def summary(result) -> str:
     for wc in result.wcgain:
         lines.append(f"skew-mu worst-case gain of the hard goal at {wc['values']}: "
                      f"[{wc['lower']:.3f}, {wc['upper']:.3f}]")
+    if result.stopped_early:
+        lines.append(f"STOPPED EARLY: {result.stopped_early}")
     return "\n".join(lines)

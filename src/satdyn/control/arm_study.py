@@ -27,7 +27,6 @@ scheduling point.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -38,13 +37,24 @@ import numpy as np
 from .arm_problem import ARM_STRUCTURES, CONTROL_RANGES_DEG, arm_controller_block, arm_goals, arm_interconnection
 from .goals import Gain
 from .problem import TuningProblem
-from .robust_loop import RobustOptions, _box, _candidates, certify, certify_wcgain, robust_tune
+from .robust_loop import (CheckpointError, RobustOptions, _box, _candidates, _load_state, certify, certify_wcgain,
+                          finite_vector, read_json_checkpoint, robust_tune, write_json_checkpoint)
 from .systune import TuneOptions
 
 __all__ = ["ArmControlResult", "arm_control_study", "select_design", "PAPER_GAMMA1", "PAPER_GAMMA2"]
 
 PAPER_GAMMA1 = 0.97
 PAPER_GAMMA2 = 0.69
+
+# Count budgets (the result depends on them, never on the wall clock): BFGS iterations of the
+# first tune of a phase and of each later round's re-tune, and robust rounds per phase.
+# Calibrated on the shared 2-core machine to roughly the quality of the former time budgets
+# (20 s quick, 600 s full): see docs/control.md, "Budgets are counts".
+QUICK_ITERATIONS = 150
+FULL_ITERATIONS = 150
+RETUNE_FRACTION = 0.25  # a re-tune starts warm and only absorbs the added points
+QUICK_ROUNDS = 2
+FULL_ROUNDS = 5
 
 
 @dataclass
@@ -56,7 +66,10 @@ class ArmControlResult:
     bound(s) in ``wcgain`` to be ``<= 1``;
     ``designs`` lists every certified design (phase, round, gamma1, gamma2, time);
     ``feasible_found`` whether any certified ``gamma1 <= 1``; ``cpu_time_s`` the process CPU
-    time and ``load_average`` the 1-minute load at the end (the machine is shared).
+    time and ``load_average`` the 1-minute load at the end (reports: nothing depends on them);
+    ``iterations`` / ``retune_iterations`` / ``rounds`` the count budgets used;
+    ``stopped_early`` empty, or why the optional wall-clock limit ``time_limit_s`` stopped
+    the run before its count budgets (its numbers then depend on the machine's speed).
     """
 
     geometry: str
@@ -92,6 +105,11 @@ class ArmControlResult:
     feasible_found: bool = False
     cpu_time_s: float = 0.0
     load_average: float = float("nan")
+    iterations: int = 0
+    retune_iterations: int = 0
+    rounds: int = 0
+    time_limit_s: float | None = None
+    stopped_early: str = ""
 
 
 def _tighten(goal: Gain, margin: float) -> Gain:
@@ -157,16 +175,58 @@ def _steps(result, P, points_deg, t_end=20.0, n=400):
     return t, np.array(out)
 
 
+def _checkpoint_folder(checkpoint_dir) -> Path:
+    """The checkpoint folder, created if missing; :class:`CheckpointError` (one line, naming
+    it) when it is a file or cannot be created / written."""
+    import tempfile
+
+    folder = Path(checkpoint_dir)
+    if folder.exists() and not folder.is_dir():
+        raise CheckpointError(f"`checkpoint_dir` {str(folder)!r} exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise CheckpointError(f"cannot use {str(folder)!r} as checkpoint folder: {exc.strerror or exc}") from None
+    return folder
+
+
+_DESIGN_KEYS = ("phase", "round", "gamma1", "gamma2", "x", "training_points")
+
+
+def _load_designs(path, n_params):
+    """Certified designs of a checkpoint (``designs.json``), validated."""
+    content = read_json_checkpoint(path, "a list of certified designs")
+    ok = isinstance(content, list) and all(isinstance(d, dict) and set(_DESIGN_KEYS) <= set(d) for d in content)
+    designs = []
+    for d in content if ok else []:
+        x = finite_vector(d["x"], n_params)
+        try:
+            values = [float(d[k]) for k in ("gamma1", "gamma2")] + [float(d.get("gamma1_mu_upper", 0.0))]
+        except (TypeError, ValueError):
+            values = [np.nan]
+        if x is None or not all(v == v for v in values):  # NaN: not a certified value
+            ok = False
+            break
+        designs.append(dict(d, x=x))
+    if not ok:
+        raise CheckpointError(f"checkpoint {str(path)!r} is not a list of certified designs (objects with keys "
+                              f"{list(_DESIGN_KEYS)}, 'x' {n_params} finite numbers, numeric gamma1/gamma2); "
+                              "delete it or choose another checkpoint location")
+    return designs
+
+
 def _matrices(block):
     x0, xs = block._split(block.value)
     return [block.base.K0 + np.tensordot(x0, block.base.E, axes=1)] + \
         [np.tensordot(xi, block.base.E, axes=1) for xi in xs]
 
 
-def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_budget_s: float | None = None,
-                      hard_margin: float = 0.9, rounds: int | None = None, starts: int | None = None,
-                      wcgain_points: int | None = None, seed: int = 0, checkpoint_dir=None,
-                      structure: str = "tridiag", add_per_round: int = 6) -> ArmControlResult:
+def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterations: int | None = None,
+                      time_limit_s: float | None = None, hard_margin: float = 0.9, rounds: int | None = None,
+                      starts: int | None = None, wcgain_points: int | None = None, seed: int = 0,
+                      checkpoint_dir=None, structure: str = "tridiag", add_per_round: int = 6) -> ArmControlResult:
     """Robust LPV design of the arm and its certification (see the module docstring).
 
     Parameters
@@ -174,23 +234,30 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     geometry : {"hanging", "upright", "horizontal"}
         Zero configuration of the arm (paper Fig. 3 is missing: a named assumption).
     quick : bool
-        Reduced run for tests (< 2 min): the box is the scheduling domain only (nominal
-        uncertain parameters), short budget, coarse certification. Not a robust design.
-    time_budget_s : float, optional
-        Wall-time budget of the tuning (default 20 s quick, 600 s full); the last round's
-        certification, the skew-mu certificate and the figures come on top.
+        Reduced run for tests (< 1 min): the box is the scheduling domain only (nominal
+        uncertain parameters), small budgets, coarse certification. Not a robust design.
+    iterations : int, optional
+        BFGS iteration budget of the first tune of each phase (default
+        ``QUICK_ITERATIONS`` / ``FULL_ITERATIONS``); each later round re-tunes with
+        ``RETUNE_FRACTION`` of it. With ``rounds`` these counts decide the result: the same
+        arguments give the same numbers on a quiet and on a loaded machine.
+    time_limit_s : float, optional
+        Wall-clock safety limit [s] (default none): it can only stop the run early — the
+        current tune stops, no further round starts — and ``stopped_early`` then says so
+        (the numbers then depend on the machine). Certification and figures come on top.
     hard_margin : float
         Training bound of the hard goal in phase 2.
     rounds : int, optional
-        Maximum robust rounds per phase (default 1 quick, 30 full: the time budget ends
-        the study first).
+        Maximum robust rounds per phase (default ``QUICK_ROUNDS`` / ``FULL_ROUNDS``).
     starts : int, optional
         Random starts of the first tune.
     wcgain_points : int, optional
         Skew-mu certificates (0 or 1).
     seed : int
     checkpoint_dir : path, optional
-        Directory of resumable checkpoints (one JSON per phase, plus the certified designs).
+        Directory of resumable checkpoints (one JSON per phase, plus the certified designs);
+        created if missing. Every checkpoint already in it is validated before any work: an
+        unreadable, truncated or foreign file is a :class:`CheckpointError` naming it.
     structure : {"tridiag", "integral"}
         Controller structure (:func:`satdyn.control.arm_problem.arm_controller_block`).
     add_per_round : int
@@ -204,17 +271,32 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         raise ValueError(f"`hard_margin` must be in (0, 1]; got {hard_margin!r}")
     if structure not in ARM_STRUCTURES:
         raise ValueError(f"`structure` must be one of {ARM_STRUCTURES}; got {structure!r}")
+    if iterations is not None and (not isinstance(iterations, (int, np.integer)) or iterations < 1):
+        raise ValueError(f"`iterations` must be a positive integer; got {iterations!r}")
+    if time_limit_s is not None and not (isinstance(time_limit_s, (int, float)) and np.isfinite(time_limit_s)
+                                         and time_limit_s > 0):
+        raise ValueError(f"`time_limit_s` must be a positive number of seconds or None; got {time_limit_s!r}")
     t0 = time.perf_counter()
     c0 = time.process_time()
-    budget = time_budget_s if time_budget_s is not None else (20.0 if quick else 600.0)
-    if not budget > 0:
-        raise ValueError(f"`time_budget_s` must be > 0; got {time_budget_s!r}")
-    deadline = t0 + budget
+    iterations = iterations if iterations is not None else (QUICK_ITERATIONS if quick else FULL_ITERATIONS)
+    retune_iterations = max(int(RETUNE_FRACTION * iterations), 1)
+    deadline = None if time_limit_s is None else t0 + time_limit_s
+    stopped = []  # why the wall-clock limit stopped the run (empty: it did not)
+
+    def past_deadline(what):
+        if deadline is None or time.perf_counter() < deadline:
+            return False
+        if not stopped:
+            stopped.append(f"the wall-clock limit of {time_limit_s:g} s stopped the run early ({what}); its "
+                           "numbers depend on the machine's speed and load — rerun without --time-limit for "
+                           "the reproducible result")
+        return True
+
     P, params = arm_interconnection(geometry)
     soft, hard = arm_goals()
     blk = arm_controller_block(params, structure=structure)
     box_names = sorted(params)
-    rounds = rounds if rounds is not None else (1 if quick else 30)
+    rounds = rounds if rounds is not None else (QUICK_ROUNDS if quick else FULL_ROUNDS)
     starts = starts if starts is not None else 0
     wcgain_points = wcgain_points if wcgain_points is not None else (0 if quick else 1)
     # the worst-case search must be denser than the 3 x 3 training grid (with the training
@@ -223,17 +305,20 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
                         local_starts=0 if quick else 2, add_per_round=add_per_round,
                         tol=1e-3, certify_grid_points=3 if quick else 11, certify_random=0 if quick else 1000,
                         seed=seed)
-    ckdir = None if checkpoint_dir is None else Path(checkpoint_dir)
-    if ckdir is not None:
-        ckdir.mkdir(parents=True, exist_ok=True)
     parameters = ["theta1", "theta2"] if quick else box_names
     reference = TuningProblem(P, [blk], [soft, hard])
     cert_box = _box(reference, parameters)
+    n_params = len(reference.controller.x0)
+    plan_files = {"hard first": "hard_first.json", "soft + hard": "soft_and_hard.json"}
+    ckdir = None if checkpoint_dir is None else _checkpoint_folder(checkpoint_dir)
     designs, phases, candidates = [], [], []
     design_file = None if ckdir is None else ckdir / "designs.json"
-    if design_file is not None and design_file.exists():  # resume: designs certified before
-        for d in json.loads(design_file.read_text()):
-            designs.append(dict(d, x=np.array(d["x"], float)))
+    if ckdir is not None:  # resume: validate every checkpoint before any work
+        for fname in plan_files.values():
+            if (ckdir / fname).exists():
+                _load_state(ckdir / fname, n_params, len(cert_box))
+        if design_file.exists():
+            designs = _load_designs(design_file, n_params)
 
     def certify_x(x):
         return certify(reference, x, cert_box, grid_points=rob.certify_grid_points, random_points=rob.certify_random,
@@ -255,8 +340,8 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
             d["gamma1_mu_lower"] = float(wc[0]["lower"])
         designs.append(d)
         if design_file is not None:
-            design_file.write_text(json.dumps([{k: (v.tolist() if k == "x" else v) for k, v in e.items()
-                                                if k not in ("cert", "wcgain")} for e in designs]))
+            write_json_checkpoint(design_file, [{k: (v.tolist() if k == "x" else v) for k, v in e.items()
+                                                 if k not in ("cert", "wcgain")} for e in designs])
         return d
 
     def tune_options(first, feasibility):
@@ -264,10 +349,11 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         # previous controller (warm) and only absorb the added points. HANSO-style BFGS: on
         # the 297 training points it brings the hard goal from 24.6 to 0.85 in ~30 s, where the
         # SQP (one tangent QP over hundreds of pieces per iteration) stalls above 1.1 in 120 s.
-        # Phase 2 uses the exact penalty 30 (10 let the hard goal drift to 1.06 x margin)
-        remaining = max(deadline - time.perf_counter(), 1.0)
-        per = min(remaining, max((0.5 if first else 0.15) * remaining, 10.0 if quick else 20.0))
-        return TuneOptions(method="bfgs", random_starts=starts if first else 0, max_iter=20000, max_time=per,
+        # Phase 2 uses the exact penalty 30 (10 let the hard goal drift to 1.06 x margin).
+        # The wall-clock limit, when given, only cuts a tune short (reported)
+        limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        return TuneOptions(method="bfgs", random_starts=starts if first else 0,
+                           max_iter=iterations if first else retune_iterations, max_time=limit,
                            seed=seed, n_jobs=None if (first and starts) else 1, tol=1e-5, penalty=30.0,
                            target=np.inf if feasibility else None)
 
@@ -279,10 +365,14 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
     plan = [("hard first", [], [_tighten(hard, hard_margin)], lambda d: _bound(d) <= 1.0),
             ("soft + hard", [soft], [_tighten(hard, hard_margin)], lambda d: False)]
     for name, s_goals, h_goals, done in plan:
-        if time.perf_counter() >= deadline - 1.0:
+        if past_deadline(f"before phase '{name}'"):
             break
         if name == "hard first" and any(_bound(d) <= 1.0 for d in designs):
-            continue  # resumed after phase 1 had succeeded
+            # resumed after phase 1 had succeeded: phase 2 starts from phase 1's final training
+            # points, as in an uninterrupted run
+            if ckdir is not None and (ckdir / plan_files[name]).exists():
+                active = _load_state(ckdir / plan_files[name], n_params, len(cert_box))[1]
+            continue
         if name == "soft + hard" and any(_bound(d) <= 1.0 for d in designs):
             best = select_design(designs)  # continue from the best certified design
             blocks = list(TuningProblem(P, [blk], [soft]).controller.with_value(best["x"]))
@@ -303,13 +393,15 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
                 _hist.append(dict(rec, searched_gamma1=searched, certified_gamma1=float("nan"),
                                   certified_gamma2=float("nan")))
                 stop = False
-            return stop or time.perf_counter() >= deadline
+            if rec.get("time_limited"):
+                past_deadline(f"a tune of phase '{_name}', round {rec['round']}, was cut short")
+            return stop or past_deadline(f"after round {rec['round']} of phase '{_name}'")
 
         scen = None
         if active is not None:
             vals = {p.name: p.denormalize(active[:, i]) for i, p in enumerate(cert_box)}
             scen = vals
-        ck = None if ckdir is None else ckdir / f"{name.replace(' ', '_').replace('+', 'and')}.json"
+        ck = None if ckdir is None else ckdir / plan_files[name]
         feas = name == "hard first"
         res = robust_tune(P, blocks, soft=s_goals, hard=h_goals, parameters=parameters, scenarios=scen,
                           options=lambda r, _f=feas: tune_options(False, _f), robust=rob, checkpoint=ck,
@@ -356,6 +448,8 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         "its gamma2 = 0.69 is a soft target (design note: robustness to the five +-20 % parameters drives "
         "gamma2 up from ~0.9-1.3 on the nominal grid to ~2).",
     ]
+    if stopped:
+        notes.append(stopped[0])
     if quick:
         notes.append("Quick mode: the box is the (theta1, theta2) domain at nominal uncertain parameters and the "
                      "certification grid is 3 x 3; this is not a robust design.")
@@ -380,4 +474,6 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, time_bu
         notes=notes, structure=structure,
         designs=[{k: v for k, v in d.items() if k not in ("x", "cert", "wcgain")} for d in designs],
         feasible_found=any(_bound(d) <= 1.0 for d in designs),
-        cpu_time_s=time.process_time() - c0, load_average=float(os.getloadavg()[0]))
+        cpu_time_s=time.process_time() - c0, load_average=float(os.getloadavg()[0]),
+        iterations=int(iterations), retune_iterations=int(retune_iterations), rounds=int(rounds),
+        time_limit_s=time_limit_s, stopped_early=stopped[0] if stopped else "")

@@ -235,6 +235,21 @@ def _hinf_eval(gi, G, cl, J, gamma, peak, rho, cluster_gap, pieces):
     return values, peaks, out
 
 
+def check_parameters(ctrl, x, what: str = "x") -> np.ndarray:
+    """``x`` as the controller's full parameter vector (P,), or a ValueError naming the
+    non-finite / missing parameters (a NaN gain would otherwise surface as a LinAlgError deep
+    in an eigenvalue routine)."""
+    x = np.asarray(x, dtype=float)
+    n = len(ctrl.x0)
+    if x.shape != (n,):
+        raise ValueError(f"`{what}` must hold the {n} controller parameters; got shape {x.shape}")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        names = [ctrl.parameter_names[i] for i in np.flatnonzero(bad)[:5]]
+        raise ValueError(f"`{what}` must be finite; parameters {names} are {x[bad][0]!r}")
+    return x
+
+
 def evaluate(problem, x, *, pieces=False, rho=0.8, cluster_gap=0.05, tol=1e-10, spectral_count=4):
     """Evaluate every goal of ``problem`` at the full parameter vector ``x``.
 
@@ -258,6 +273,7 @@ def evaluate(problem, x, *, pieces=False, rho=0.8, cluster_gap=0.05, tol=1e-10, 
     """
     ctrl = problem.controller
     N = problem.N
+    x = check_parameters(ctrl, x)
     K = ctrl.gain(x, problem.taus, N)
     Aloop, poles = _loop_poles(problem, K)
     stable = _is_stable(poles)

@@ -9,8 +9,9 @@ values on a batched grid (``grid_points`` per varying parameter) times the verti
 uncertain parameters (plus nominal and random points), then maximises locally (L-BFGS-B on
 ``delta`` with analytic parameter gradients through the LFR, :mod:`.param_gradients`) from
 the worst points. An unstable point is a
-violation (``+inf``, pitfall P11). Each finished round is written to ``checkpoint`` (JSON)
-so an interrupted run resumes from its last round.
+violation (``+inf``, pitfall P11). Each finished round is written to ``checkpoint`` (JSON,
+replaced atomically) so an interrupted run resumes from its last round; the random points of
+round ``r`` come from the seed ``(seed, r)``, so a resumed run repeats the uninterrupted one.
 """
 
 from __future__ import annotations
@@ -29,7 +30,88 @@ from .evaluation import evaluate
 from .problem import TuningProblem
 from .systune import TuneOptions, TuneResult, tune_problem
 
-__all__ = ["RobustOptions", "Certification", "robust_tune", "worst_case_search", "certify"]
+__all__ = ["RobustOptions", "Certification", "CheckpointError", "robust_tune", "worst_case_search", "certify",
+           "read_json_checkpoint", "write_json_checkpoint"]
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be resumed from (unreadable, not JSON, wrong schema, or
+    not made for this problem); the message names the file."""
+
+
+def read_json_checkpoint(path, what: str):
+    """The JSON content of checkpoint ``path`` (``what`` says what it should hold), or
+    :class:`CheckpointError` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CheckpointError(f"checkpoint {str(path)!r} is not text (expected JSON: {what}); delete it or "
+                              "choose another checkpoint location") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} is not valid JSON ({exc}; expected {what}): truncated "
+                              "or not a satdyn checkpoint; delete it or choose another checkpoint location") from None
+
+
+def write_json_checkpoint(path, content) -> None:
+    """Write ``content`` as JSON to ``path`` atomically (a temporary file in the same folder,
+    then ``os.replace``): an interrupted write never leaves a truncated checkpoint."""
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)  # the permissions of an ordinary new file (mkstemp makes 0600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(content, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def finite_vector(value, n: int) -> np.ndarray | None:
+    """``value`` as a float vector of length ``n`` with finite entries, or None."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return v if v.shape == (n,) and np.all(np.isfinite(v)) else None
+
+
+_ROUND_KEYS = ("round", "active", "train_soft", "train_hard", "worst_soft", "worst_hard", "violators", "added")
+
+
+def _load_state(path, n_params: int, n_box: int):
+    """(x, active, rounds) of a robust-loop checkpoint, validated against the problem."""
+    state = read_json_checkpoint(path, "a robust-loop state {x, active, rounds}")
+
+    def bad(why):
+        return CheckpointError(f"checkpoint {str(path)!r} {why}; delete it or choose another checkpoint location")
+
+    if not isinstance(state, dict) or not {"x", "active", "rounds"} <= set(state):
+        raise bad("is not a robust-loop state (expected a JSON object with keys x, active, rounds)")
+    x = finite_vector(state["x"], n_params)
+    if x is None:
+        raise bad(f"has no usable controller: 'x' must be {n_params} finite numbers")
+    try:
+        active = np.asarray(state["active"], dtype=float)
+    except (TypeError, ValueError):
+        active = None
+    if active is None or active.ndim != 2 or active.shape[1] != n_box or len(active) == 0 \
+            or not np.all(np.abs(active) <= 1.0 + 1e-9):
+        raise bad(f"has no usable training set: 'active' must be rows of {n_box} numbers in [-1, 1]")
+    rounds = state["rounds"]
+    if not isinstance(rounds, list) or not all(isinstance(r, dict) and set(_ROUND_KEYS) <= set(r) for r in rounds):
+        raise bad(f"has no usable round history: 'rounds' must be a list of objects with keys {list(_ROUND_KEYS)}")
+    return x, active, rounds
 
 
 @dataclass(frozen=True)
@@ -120,7 +202,9 @@ def _candidates(box, grid_points, random_points, rng):
     varying = [i for i, p in enumerate(box) if p.kind == "varying"]
     uncertain = [i for i, p in enumerate(box) if p.kind != "varying"]
     grids = [np.linspace(-1, 1, grid_points) for _ in varying]
-    corners = [np.zeros(len(uncertain))] + [np.array(v, float) for v in itertools.product((-1.0, 1.0), repeat=len(uncertain))]
+    # nominal + vertices of the uncertain parameters (without any: the nominal point once)
+    vertices = [np.array(v, float) for v in itertools.product((-1.0, 1.0), repeat=len(uncertain))] if uncertain else []
+    corners = [np.zeros(len(uncertain))] + vertices
     pts = []
     for g in itertools.product(*grids) if varying else [()]:
         for c in corners:
@@ -250,10 +334,11 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         at nominal uncertain values; only the nominal point without varying parameters).
     robust : RobustOptions, optional
     options : TuneOptions or callable, optional
-        Options of the re-tunes; a callable ``options(round) -> TuneOptions`` lets a caller
-        shrink the time budget of each round to what is left of its own.
+        Options of the re-tunes; a callable ``options(round) -> TuneOptions`` gives each round
+        its own (e.g. iteration budgets).
     checkpoint : str or Path, optional
-        JSON file written after each round; an existing file resumes the run.
+        JSON file written (atomically) after each round; an existing file resumes the run
+        (:class:`CheckpointError` naming it if it is not a usable state for this problem).
     first_options : TuneOptions, optional
         Options of the first tune (default ``options``); later rounds re-tune from the
         previous controller with ``options`` and no random starts.
@@ -261,7 +346,9 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         ``on_round(result, record, active)`` after each round (``result`` the round's
         :class:`TuneResult`, ``record`` its history dict, ``active`` the training points in
         normalised coordinates); returning True ends the loop (e.g. a study that certifies
-        each round and stops on a deadline).
+        each round and stops once a design qualifies). Each ``record`` holds the round's
+        values, the best start's ``iterations``, ``evaluations``, ``stop_reason``, its
+        per-iteration ``history`` ``[iteration, soft, hard]``, and ``time_limited``.
     final_certify : bool
         Certify the returned design (default); a caller that certifies itself skips it
         (``certification`` then has no worst case, only the rounds).
@@ -285,7 +372,6 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
     goals = _goal_list(soft, hard)
     probe = TuningProblem(plant, blocks, goals, None)
     box = _box(probe, parameters)
-    rng = np.random.default_rng(robust.seed)
     if scenarios is None:
         varying = [p for p in box if p.kind == "varying"]
         grids = [np.linspace(-1, 1, min(robust.grid_points, 3)) for _ in varying]
@@ -305,10 +391,7 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
     rounds = []
     path = Path(checkpoint) if checkpoint is not None else None
     if path is not None and path.exists():
-        state = json.loads(path.read_text())
-        x = np.array(state["x"], float)
-        active = np.array(state["active"], float)
-        rounds = state["rounds"]
+        x, active, rounds = _load_state(path, len(x), len(box))
     t0 = time.perf_counter()
     result = None
     bar = progress(total=robust.rounds, desc="robust rounds", unit="round")
@@ -323,9 +406,12 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
             result = tune_problem(problem, opts, starts=None if first else [x])
             x = result.x
             train_soft = result.soft if result.soft > 0 else 1.0
+            # the round's own random stream: a run resumed at round r draws what an
+            # uninterrupted run draws there
             deltas, values, peaks = worst_case_search(problem, x, box, grid_points=robust.grid_points,
                                                       random_points=robust.random_points,
-                                                      local_starts=robust.local_starts, rng=rng)
+                                                      local_starts=robust.local_starts,
+                                                      rng=np.random.default_rng([robust.seed, r]))
             score, _ = _scores(problem, values, train_soft, robust.tol)
             score = np.where(np.isnan(score), np.inf, score)
             hard_mask = np.array([g.hard for g in goals])
@@ -339,14 +425,18 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
                 if all(np.max(np.abs(deltas[j] - active[k])) > 1e-3 for k in range(len(active))) and \
                         all(np.max(np.abs(deltas[j] - a)) > 1e-3 for a in added):
                     added.append(deltas[j])
+            best = _best_start(result)
             rounds.append(dict(round=r, active=len(active), train_soft=result.soft, train_hard=result.hard,
                                worst_soft=worst_soft, worst_hard=worst_hard, violators=int(len(viol)),
-                               added=len(added), time_s=time.perf_counter() - t0))
+                               added=len(added), iterations=int(best.iterations), evaluations=int(best.evaluations),
+                               stop_reason=best.reason, time_limited=bool(result.time_limited),
+                               history=[[int(h[0]), float(h[1]), float(h[2])] for h in result.history],
+                               time_s=time.perf_counter() - t0))
             bar.update(1)
             if added:
                 active = np.vstack([active, added])
             if path is not None:
-                path.write_text(json.dumps(dict(x=list(map(float, x)), active=active.tolist(), rounds=rounds)))
+                write_json_checkpoint(path, dict(x=list(map(float, x)), active=active.tolist(), rounds=rounds))
             stop = on_round is not None and bool(on_round(result, rounds[-1], active))
             if not added or stop:
                 break
@@ -366,6 +456,14 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
     result.active = active
     result.certification = cert
     return result
+
+
+def _best_start(result):
+    """The StartRecord whose parameters the tune returned."""
+    for rec in result.starts:
+        if rec.x is result.x or np.array_equal(rec.x, result.x):
+            return rec
+    return result.starts[0]
 
 
 def closed_loop_lfr(problem, blocks, goal_index: int, model: int = 0):

@@ -46,8 +46,11 @@ def objective_parts(problem, values):
 def budget_stop(t0, max_time, target, f, c):
     """Stop reason shared by the optimisers at the top of an iteration, or None.
 
-    ``"max_time"`` once ``max_time`` seconds have passed since ``t0`` (``time.perf_counter``);
-    ``"target"`` once every hard goal is met (``c <= 0``) and the soft value ``f <= target``.
+    ``"max_time"`` once ``max_time`` seconds have passed since ``t0`` (``time.perf_counter``):
+    a wall-clock *safety* limit, off by default, that the caller must report (the iterate then
+    depends on the machine's speed); ``"target"`` once every hard goal is met (``c <= 0``) and
+    the soft value ``f <= target``. The budgets that decide a result are counts
+    (``max_iter``), checked by the loops themselves.
     """
     if max_time is not None and time.perf_counter() - t0 > max_time:
         return "max_time"
@@ -163,8 +166,10 @@ def sqp_minmax(problem, x0, *, max_iter=300, max_time=None, mu=1.0, rho=0.8, tol
     ----------
     problem : TuningProblem
     x0 : ndarray (P,)
-    max_iter, max_time : int, float or None
-        Iteration and wall-time [s] budgets.
+    max_iter : int
+        Iteration budget (decides the result).
+    max_time : float or None
+        Wall-clock safety limit [s]: stops early with ``reason="max_time"``.
     mu : float
         Weight of the hard-constraint violation in the progress function.
     rho : float

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runtime import limit_blas_threads, progress
 from .bfgs import bfgs_nonsmooth
-from .evaluation import evaluate
+from .evaluation import check_parameters, evaluate
 from .problem import TuningProblem
 from .sqp import objective_parts, sqp_minmax, stabilize
 
@@ -40,9 +40,11 @@ class TuneOptions:
     perturbation : float
         Relative size of the perturbations (0.3 = +-30 %).
     max_iter : int
-        Iteration budget per start (per phase).
+        Iteration budget per start (per phase): the count that decides the result.
     max_time : float or None
-        Wall-time budget per start [s].
+        Wall-clock safety limit per start [s] (default none). It can only stop a start
+        early: that start's ``reason`` is ``"max_time"`` and ``TuneResult.time_limited`` is
+        True — the result then depends on the machine's speed and load.
     n_jobs : int or None
         Worker processes for the starts (None: ``min(starts, os.cpu_count())``; 1: serial).
     seed : int
@@ -130,7 +132,9 @@ class TuneResult:
         The tunable blocks at their tuned values.
     starts : list of StartRecord
     history : list of (iteration, soft, hard, evaluations, time_s)
-        Of the best start.
+        Of the best start (``time_s`` is a report: nothing depends on it).
+    time_limited : bool
+        A start was stopped by the wall-clock limit ``TuneOptions.max_time``.
     certification : object or None
         Filled by the robust loop (:func:`satdyn.control.robust_tune`).
     active : ndarray or None
@@ -151,6 +155,7 @@ class TuneResult:
     starts: list
     history: list
     time_s: float = 0.0
+    time_limited: bool = False
     certification: object = None
     active: object = None  # robust loop: training points, normalised (M, k)
 
@@ -175,7 +180,8 @@ def controller_statespace(ctrl, values=None):
     for name, p in ctrl.scheduling.items():
         if name not in values:
             raise ValueError(f"`values` must give the scheduling parameter {name!r}")
-    K = ctrl.gain(ctrl.x0, ctrl.taus({k: np.atleast_1d(v) for k, v in values.items()}, 1), 1)[0]
+    x = check_parameters(ctrl, ctrl.x0, "controller parameters")
+    K = ctrl.gain(x, ctrl.taus({k: np.atleast_1d(v) for k, v in values.items()}, 1), 1)[0]
     n = ctrl.nk
     y = [f"{s}" if list(ctrl.y).count(s) == 1 else f"{s}#{i}" for i, s in enumerate(ctrl.y)]
     return control.ss(K[:n, :n], K[:n, n:], K[n:, :n], K[n:, n:], inputs=y, outputs=list(ctrl.u))
@@ -203,16 +209,19 @@ def _run_start(problem, x0, options: TuneOptions, index: int) -> StartRecord:
         hist: list = []
         ev = evaluate(problem, x0)
         nev, nit = 1, 0
+        reasons = []
         if not np.all(ev.stable):
             st = stabilize(problem, x0, margin=options.stability_margin, max_iter=options.max_iter,
                            max_time=options.max_time)
             x0, nev, nit = st["x"], nev + st["evaluations"], st["iterations"]
+            reasons.append(st["reason"])
         remaining = None if options.max_time is None else max(options.max_time - (time.perf_counter() - t0), 1e-3)
         kw = dict(max_iter=options.max_iter, max_time=remaining, history=hist)
         if options.method in ("bfgs", "bfgs+sqp"):
             out = bfgs_nonsmooth(problem, x0, penalty=options.penalty, tol=1e-10,
                                  target=options.target if options.method == "bfgs" else None, **kw)
             nev, nit = nev + out["evaluations"], nit + out["iterations"]
+            reasons.append(out["reason"])
             x0 = out["x"]
         if options.method in ("sqp", "bfgs+sqp"):
             remaining = None if options.max_time is None else max(options.max_time - (time.perf_counter() - t0), 1e-3)
@@ -220,10 +229,12 @@ def _run_start(problem, x0, options: TuneOptions, index: int) -> StartRecord:
             out = sqp_minmax(problem, x0, mu=options.mu, rho=options.rho, tol=options.tol, target=options.target,
                              **kw)
             nev, nit = nev + out["evaluations"], nit + out["iterations"]
+            reasons.append(out["reason"])
         f, c = objective_parts(problem, out["values"])
     feasible = bool(np.all(np.isfinite(out["values"]))) and c <= 1e-9
-    return StartRecord(index, f, c + 1.0, feasible, nit, nev, time.perf_counter() - t0, out["reason"],
-                       out["x"], hist)
+    # a phase cut short by the wall-clock limit makes the whole start time-limited
+    reason = "max_time" if "max_time" in reasons else out["reason"]
+    return StartRecord(index, f, c + 1.0, feasible, nit, nev, time.perf_counter() - t0, reason, out["x"], hist)
 
 
 def _best(records):
@@ -253,6 +264,8 @@ def tune_problem(problem: TuningProblem, options: TuneOptions | None = None, sta
     t0 = time.perf_counter()
     if starts is None:
         starts = _perturbed_starts(ctrl, options.random_starts, options.perturbation, options.seed)
+    else:
+        starts = [check_parameters(ctrl, s, f"starts[{i}]") for i, s in enumerate(starts)]
     jobs = options.n_jobs or min(len(starts), os.cpu_count() or 1)
     records = []
     bar = progress(total=len(starts), desc="systune starts", unit="start")
@@ -284,7 +297,8 @@ def tune_problem(problem: TuningProblem, options: TuneOptions | None = None, sta
         goal_names=tuple(g.name for g in problem.goals), goal_hard=tuple(g.hard for g in problem.goals),
         values=ev.values, peak_frequencies=ev.peaks, scenarios=dict(problem.scenarios), x=best.x,
         parameter_names=ctrl.parameter_names, blocks=ctrl.with_value(best.x), starts=records,
-        history=best.history, time_s=time.perf_counter() - t0)
+        history=best.history, time_s=time.perf_counter() - t0,
+        time_limited=any(r.reason == "max_time" for r in records))
 
 
 def systune(plant, blocks, soft=(), hard=(), scenarios=None, options: TuneOptions | None = None) -> TuneResult:
