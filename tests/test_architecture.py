@@ -179,9 +179,8 @@ def test_spatial_imports_nothing_of_ours():
 # studies, the plotting and the bottom utilities only (the names of the studies' options come
 # re-exported by the studies).
 CLI_MAY_IMPORT = {"cli", "studies", "plotting", "runtime", "results", "_validation", ""}
-# `satdyn control` still runs the study kept in satdyn.control (control/arm_study.py) and takes the
-# arm's geometries from satdyn.equilibrium; remove this once that study lives in satdyn.studies.control.
-CLI_KNOWN_EXCEPTIONS = {"satdyn.cli.control"}
+# None left: every subcommand runs its study from satdyn.studies.
+CLI_KNOWN_EXCEPTIONS: set[str] = set()
 
 
 def test_cli_imports_studies_and_plotting_only():
@@ -231,3 +230,11 @@ def test_the_checks_can_fail(case):
     else:
         assert LAYERS["fe"] < LAYERS["studies"] < LAYERS["plotting"] < LAYERS["cli"]
         assert _part("satdyn.fe.study") == "fe" and _part("satdyn") == ""
+
+
+def test_engines_side_by_side_do_not_import_each_other():
+    # The plan draws control -> robust and equilibrium -> titop side by side: neither imports the
+    # other (the arm problem that needs both lives in satdyn.studies).
+    pairs = {("control", "equilibrium"), ("equilibrium", "control")}
+    found = sorted(f"{m} -> {t}" for m, targets in GRAPH.items() for t in targets if (_part(m), _part(t)) in pairs)
+    assert not found, "\n".join(found)

@@ -7,13 +7,13 @@ import control
 import numpy as np
 import pytest
 
-from satdyn.control.arm_problem import (arm_controller_block, arm_goals, arm_integral_initial_controller,
+from satdyn.studies.arm_problem import (arm_controller_block, arm_goals, arm_integral_initial_controller,
                                         arm_interconnection)
-from satdyn.control.arm_study import select_design
+from satdyn.studies.control import select_design
 from satdyn.control.evaluation import _transfer
 from satdyn.control.param_gradients import peak_parameter_gradient
 from satdyn.control.problem import TuningProblem
-from satdyn.control.robust_loop import _box, _to_values
+from satdyn.control.robust_loop import uncertainty_box, _to_values
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_parameter_gradient_matches_finite_differences(arm, goal):
     blk = arm_controller_block(params)
     x = _scheduled_x(blk, rng)
     problem = TuningProblem(P, [blk], [soft, hard])
-    box = _box(problem, sorted(params))
+    box = uncertainty_box(problem, sorted(params))
     delta = rng.uniform(-0.8, 0.8, len(box))
     value, grad, omega = peak_parameter_gradient(problem, x, box, delta, goal)
     assert np.isfinite(value)
@@ -78,7 +78,7 @@ def test_integral_structure_zeroes_the_dc_sensitivity(arm):
     problem = TuningProblem(P, [blk], [soft, hard])
     ctrl = problem.controller
     x = ctrl.x_of_z(ctrl.z_of_x(_scheduled_x(blk, rng, 0.02)) * (1 + 0.05 * rng.uniform(-1, 1, ctrl.nfree)))
-    box = _box(problem, sorted(params))
+    box = uncertainty_box(problem, sorted(params))
     gains = []
     for _ in range(6):
         delta = rng.uniform(-1, 1, len(box))

@@ -33,7 +33,7 @@ def test_reported_gamma1_is_the_norm_at_the_reported_point(quick_run):
     # the hard-goal value at the certification's worst point, recomputed outside satdyn.control;
     # both norms are converged to <= 1e-6 relative (ab13dd default tolerance 1e-10, ours 1e-10),
     # the controller is rebuilt from the JSON (17 significant digits): 1e-6 relative
-    from satdyn.control.arm_problem import CONTROL_RANGES_DEG
+    from satdyn.studies.arm_problem import CONTROL_RANGES_DEG
     from satdyn.equilibrium import two_link_arm_lfr
 
     out, res = quick_run
@@ -60,7 +60,7 @@ def test_quick_run_reports_the_selected_certified_design(quick_run):
     # what quick mode shows: the box is the (theta1, theta2) domain at nominal uncertain
     # parameters (no robustness claim); every round is certified on it and the returned
     # gamma1/gamma2 are those of the design chosen by the feasible-first rule
-    from satdyn.control.arm_study import select_design
+    from satdyn.studies.control import select_design
 
     _, res = quick_run
     assert res["designs"], "no certified design"

@@ -28,7 +28,7 @@ RESULT_SUFFIXES = ("Result", "Results", "Study", "Run", "Metrics", "Response")
 
 # class path -> why no real instance is round-tripped here
 NOT_COVERED = {
-    "satdyn.control.arm_study:ArmControlResult": "the arm-control study runs a structured H-infinity design "
+    "satdyn.studies.control:ArmControlResult": "the arm-control study runs a structured H-infinity design "
                                                   "(minutes)",
     "satdyn.control.systune:TuneResult": "a tuning run (seconds to minutes); its fields are arrays, dicts "
                                          "and StartRecord dataclasses, all covered kinds",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ..control.arm_problem import ARM_STRUCTURES
-from ..control.arm_study import (FULL_ITERATIONS, FULL_ROUNDS, QUICK_ITERATIONS, QUICK_ROUNDS, RETUNE_FRACTION,
-                                 arm_control_study)
-from ..equilibrium.arm import GEOMETRIES
 from ..plotting import plot_arm_control
+from ..studies.arm_problem import ARM_STRUCTURES
+from ..studies.control import (FULL_ITERATIONS, FULL_ROUNDS, GEOMETRIES, QUICK_ITERATIONS, QUICK_ROUNDS,
+                               RETUNE_FRACTION, arm_control_study)
 from . import output_folder, positive_float, positive_int, seed
 
 HELP = ("robust LPV controller of the two-link arm under gravity (structured H-infinity tuning over the "

@@ -31,7 +31,8 @@ from .problem import TuningProblem
 from .systune import TuneOptions, TuneResult, tune_problem
 
 __all__ = ["RobustOptions", "Certification", "CheckpointError", "robust_tune", "worst_case_search", "certify",
-           "read_json_checkpoint", "write_json_checkpoint"]
+           "read_json_checkpoint", "write_json_checkpoint", "load_checkpoint_state", "uncertainty_box",
+           "training_candidates"]
 
 
 class CheckpointError(ValueError):
@@ -89,7 +90,7 @@ def finite_vector(value, n: int) -> np.ndarray | None:
 _ROUND_KEYS = ("round", "active", "train_soft", "train_hard", "worst_soft", "worst_hard", "violators", "added")
 
 
-def _load_state(path, n_params: int, n_box: int):
+def load_checkpoint_state(path, n_params: int, n_box: int):
     """(x, active, rounds) of a robust-loop checkpoint, validated against the problem."""
     state = read_json_checkpoint(path, "a robust-loop state {x, active, rounds}")
 
@@ -183,7 +184,8 @@ class Certification:
     rounds: list = field(default_factory=list)
 
 
-def _box(problem, names):
+def uncertainty_box(problem, names):
+    """The parameters of ``problem`` spanning its box (``names``, or all, sorted), checked to exist."""
     params = problem.parameters()
     if names is None:
         names = sorted(params)
@@ -198,7 +200,10 @@ def _to_values(box, delta):
     return {p.name: p.denormalize(np.clip(delta[:, i], -1.0, 1.0)) for i, p in enumerate(box)}
 
 
-def _candidates(box, grid_points, random_points, rng):
+def training_candidates(box, grid_points, random_points, rng):
+    """Normalised points (N, len(box)) of the box: a grid of ``grid_points`` per varying parameter
+    times the nominal and the vertices of the uncertain ones, plus ``random_points`` uniform draws
+    from ``rng``."""
     varying = [i for i, p in enumerate(box) if p.kind == "varying"]
     uncertain = [i for i, p in enumerate(box) if p.kind != "varying"]
     grids = [np.linspace(-1, 1, grid_points) for _ in varying]
@@ -282,7 +287,7 @@ def worst_case_search(problem, x, box, *, grid_points=5, random_points=0, local_
     peaks : ndarray (ngoals, M)
     """
     rng = rng or np.random.default_rng(0)
-    deltas = _candidates(box, grid_points, random_points, rng)
+    deltas = training_candidates(box, grid_points, random_points, rng)
     values, peaks = _evaluate_points(problem, x, box, deltas)
     extra = []
     for gi in range(len(problem.goals)):
@@ -371,7 +376,7 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
         raise TypeError(f"`robust` must be a RobustOptions; got {type(robust).__name__}")
     goals = _goal_list(soft, hard)
     probe = TuningProblem(plant, blocks, goals, None)
-    box = _box(probe, parameters)
+    box = uncertainty_box(probe, parameters)
     if scenarios is None:
         varying = [p for p in box if p.kind == "varying"]
         grids = [np.linspace(-1, 1, min(robust.grid_points, 3)) for _ in varying]
@@ -391,7 +396,7 @@ def robust_tune(plant, blocks, soft=(), hard=(), *, parameters=None, scenarios=N
     rounds = []
     path = Path(checkpoint) if checkpoint is not None else None
     if path is not None and path.exists():
-        x, active, rounds = _load_state(path, len(x), len(box))
+        x, active, rounds = load_checkpoint_state(path, len(x), len(box))
     t0 = time.perf_counter()
     result = None
     bar = progress(total=robust.rounds, desc="robust rounds", unit="round")

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blocks import ScheduledBlock, TunableSS
-from .goals import Gain
+from .. import lfr
+from ..control.blocks import ScheduledBlock, TunableSS
+from ..control.goals import Gain
+from ..equilibrium import two_link_arm_lfr
 
 __all__ = ["CONTROL_RANGES_DEG", "ARM_STRUCTURES", "arm_interconnection", "arm_goals", "arm_initial_controller",
            "arm_integral_initial_controller", "arm_controller_block"]
@@ -28,9 +30,6 @@ TORQUE = ("T[0]", "T[1]")
 
 def arm_interconnection(geometry: str = "hanging", g0=None):
     """The open-loop interconnection LFR and its parameters ``{name: Parameter}``."""
-    from .. import lfr
-    from ..equilibrium import two_link_arm_lfr
-
     ranges = {k: tuple(np.deg2rad(v)) for k, v in CONTROL_RANGES_DEG.items()}
     model = two_link_arm_lfr(geometry, g0, angle_ranges=ranges)
     G = model.plant[["theta_J1", "theta_J2"], ["T_J1", "T_J2"]]

@@ -34,12 +34,24 @@ from pathlib import Path
 
 import numpy as np
 
+from ..control.goals import Gain
+from ..control.problem import TuningProblem
+from ..control.robust_loop import (
+    CheckpointError,
+    RobustOptions,
+    certify,
+    certify_wcgain,
+    finite_vector,
+    load_checkpoint_state,
+    read_json_checkpoint,
+    robust_tune,
+    training_candidates,
+    uncertainty_box,
+    write_json_checkpoint,
+)
+from ..control.systune import TuneOptions
+from ..equilibrium.arm import GEOMETRIES  # noqa: F401 (the CLI reads the choices from the study)
 from .arm_problem import ARM_STRUCTURES, CONTROL_RANGES_DEG, arm_controller_block, arm_goals, arm_interconnection
-from .goals import Gain
-from .problem import TuningProblem
-from .robust_loop import (CheckpointError, RobustOptions, _box, _candidates, _load_state, certify, certify_wcgain,
-                          finite_vector, read_json_checkpoint, robust_tune, write_json_checkpoint)
-from .systune import TuneOptions
 
 __all__ = ["ArmControlResult", "arm_control_study", "select_design", "PAPER_GAMMA1", "PAPER_GAMMA2"]
 
@@ -142,7 +154,11 @@ def select_design(designs):
     return min(designs, key=lambda d: (_bound(d), d["gamma2"]))
 
 
-def _fig7(result, params, theta1_deg=45.0, theta2_deg=np.linspace(45, 135, 7), omega=np.logspace(-3, 3, 200)):
+_FIG7_THETA2_DEG = np.linspace(45, 135, 7)      # the paper's Fig. 7 sweep of theta2 [deg]
+_FIG7_OMEGA = np.logspace(-3, 3, 200)           # [rad/s]
+
+
+def _fig7(result, params, theta1_deg=45.0, theta2_deg=_FIG7_THETA2_DEG, omega=_FIG7_OMEGA):
     sig = []
     for t2 in theta2_deg:
         K = result.controller({"theta1": np.deg2rad(theta1_deg), "theta2": np.deg2rad(t2)})
@@ -259,7 +275,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
         created if missing. Every checkpoint already in it is validated before any work: an
         unreadable, truncated or foreign file is a :class:`CheckpointError` naming it.
     structure : {"tridiag", "integral"}
-        Controller structure (:func:`satdyn.control.arm_problem.arm_controller_block`).
+        Controller structure (:func:`satdyn.studies.arm_problem.arm_controller_block`).
     add_per_round : int
         Worst-case points added to the training set per robust round.
 
@@ -307,7 +323,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
                         seed=seed)
     parameters = ["theta1", "theta2"] if quick else box_names
     reference = TuningProblem(P, [blk], [soft, hard])
-    cert_box = _box(reference, parameters)
+    cert_box = uncertainty_box(reference, parameters)
     n_params = len(reference.controller.x0)
     plan_files = {"hard first": "hard_first.json", "soft + hard": "soft_and_hard.json"}
     ckdir = None if checkpoint_dir is None else _checkpoint_folder(checkpoint_dir)
@@ -316,7 +332,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
     if ckdir is not None:  # resume: validate every checkpoint before any work
         for fname in plan_files.values():
             if (ckdir / fname).exists():
-                _load_state(ckdir / fname, n_params, len(cert_box))
+                load_checkpoint_state(ckdir / fname, n_params, len(cert_box))
         if design_file.exists():
             designs = _load_designs(design_file, n_params)
 
@@ -361,7 +377,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
     # point feasible on the training set; phase 2: the soft goal subject to it
     blocks = [blk]
     rng0 = np.random.default_rng(seed)
-    active = _candidates(cert_box, 3, 0, rng0)  # 3 x 3 (theta1, theta2) x (nominal + vertices)
+    active = training_candidates(cert_box, 3, 0, rng0)  # 3 x 3 (theta1, theta2) x (nominal + vertices)
     plan = [("hard first", [], [_tighten(hard, hard_margin)], lambda d: _bound(d) <= 1.0),
             ("soft + hard", [soft], [_tighten(hard, hard_margin)], lambda d: False)]
     for name, s_goals, h_goals, done in plan:
@@ -371,7 +387,7 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
             # resumed after phase 1 had succeeded: phase 2 starts from phase 1's final training
             # points, as in an uninterrupted run
             if ckdir is not None and (ckdir / plan_files[name]).exists():
-                active = _load_state(ckdir / plan_files[name], n_params, len(cert_box))[1]
+                active = load_checkpoint_state(ckdir / plan_files[name], n_params, len(cert_box))[1]
             continue
         if name == "soft + hard" and any(_bound(d) <= 1.0 for d in designs):
             best = select_design(designs)  # continue from the best certified design
@@ -428,8 +444,8 @@ def arm_control_study(geometry: str = "hanging", *, quick: bool = False, iterati
     wc = best.get("wcgain", [])
     if wcgain_points and not wc:
         wc = certify_wcgain(problem, list(tuned), 1, [{k: cert.where[1][k] for k in ("theta1", "theta2")}])
-    from .systune import controller_statespace
-    from .problem import Controller
+    from ..control.problem import Controller
+    from ..control.systune import controller_statespace
 
     class _View:  # the tuned controller at scheduling values, for the figures
         def controller(self, values):
