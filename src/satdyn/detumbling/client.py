@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array, as_inertia
 from ..spatial import parallel_axis
-from ..spatial._checks import as_batch_of, as_float_array, as_inertia
 
 __all__ = [
     "LinkParams", "HingeParams", "ClientParams", "TableResolutions", "client_from_table",

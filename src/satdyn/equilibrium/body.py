@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import as_inertia
 from ..spatial import skew
-from ..spatial._checks import as_inertia
 
 __all__ = ["Scaled", "RigidBody", "body_mass_matrix", "port_vector", "wrench_transport_matrix", "transport_wrench",
            "transport_acceleration", "body_trim_wrench", "body_linear_wrench"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from ..spatial._checks import as_batch_of, as_float_array
+from .._validation import as_batch_of, as_float_array
 from .arm import TwoLinkArm
 
 __all__ = [

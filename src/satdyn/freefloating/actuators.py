@@ -30,8 +30,8 @@ import dataclasses
 import numpy as np
 from scipy.optimize import lsq_linear
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import dcm_from_quaternion, quaternion_conjugate, quaternion_multiply
-from ..spatial._checks import as_batch_of, as_float_array
 from .modes import as_mode
 
 __all__ = ["ReactionWheelArray", "WheelAllocation", "ThrusterSet", "ThrustAllocation", "AttitudeController",

@@ -23,7 +23,7 @@ import functools
 
 import numpy as np
 
-from ..spatial._checks import as_float_array
+from .._validation import as_float_array
 from .dynamics import reduced_terms
 from .model import SpacecraftManipulator
 

@@ -26,7 +26,7 @@ import dataclasses
 
 import numpy as np
 
-from ..spatial._checks import as_batch_of
+from .._validation import as_batch_of
 from .derivatives import block_derivatives, block_rates, coriolis_terms
 from .inertia import base_inertia_inverse, blocks_from_kinematics, system_mass_matrix
 from .kinematics import _check_config, _cross, _forward_kinematics

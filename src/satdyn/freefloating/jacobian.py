@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ..spatial._checks import as_batch_of
+from .._validation import as_batch_of
 from ..spatial.unchecked import skew as _skew  # trusted inputs: inner loop
 from .inertia import base_inertia_inverse, blocks_from_kinematics
 from .kinematics import _check_config, _cross, _forward_kinematics

@@ -19,8 +19,8 @@ import dataclasses
 
 import numpy as np
 
+from .._validation import as_batch_of, broadcast_batches
 from ..spatial import dcm_from_quaternion, frame_change_matrix, quaternion_from_dcm, quaternion_multiply
-from ..spatial._checks import as_batch_of, broadcast_batches
 from .model import SpacecraftManipulator
 
 __all__ = [

@@ -32,8 +32,8 @@ import hashlib
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import dcm_from_euler
-from ..spatial._checks import as_batch_of, as_float_array
 
 __all__ = ["SpacecraftManipulator", "from_dh", "dh_transform", "homogeneous"]
 

@@ -30,7 +30,7 @@ import enum
 
 import numpy as np
 
-from ..spatial._checks import as_batch_of
+from .._validation import as_batch_of
 
 __all__ = ["ManeuveringMode", "as_mode", "base_wrench", "require_momentum_conserving"]
 

@@ -28,16 +28,17 @@ import dataclasses
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import dcm_from_quaternion, euler_from_dcm, quaternion_derivative
-from ..spatial._checks import as_batch_of, as_float_array
 from .backend import check_backend, pinocchio_system
 from .control import ComputedTorqueController
-from .model import SpacecraftManipulator
 from .derivatives import block_derivatives, coriolis_terms
 from .dynamics import full_forward_dynamics, reduced_terms
 from .inertia import base_inertia_inverse, blocks_from_kinematics
 from .kinematics import _cross, _forward_kinematics, link_velocities, system_com
-from .modes import ManeuveringMode, as_mode, base_wrench as mode_wrench
+from .model import SpacecraftManipulator
+from .modes import ManeuveringMode, as_mode
+from .modes import base_wrench as mode_wrench
 
 __all__ = ["SimulationResult", "simulate", "momentum_report"]
 

@@ -32,7 +32,7 @@ import dataclasses
 
 import numpy as np
 
-from ..spatial._checks import as_batch_of
+from .._validation import as_batch_of
 from .derivatives import coriolis_terms
 
 __all__ = ["SymbolicModel", "symbolic_model", "clear_symbolic_cache"]

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_batch_of
 from ..multibody import Model, body_poses, mass_matrix
 from ..multibody.kinematics import prepare_inputs
-from ..spatial._checks import as_batch_of
 from ..spatial.unchecked import skew as _skew  # trusted inputs
 from .kinematics import _cross
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from satdyn.spatial import rodrigues
-from satdyn.spatial._checks import as_batch_of
 
+from .._validation import as_batch_of
 from .algebra import blockdiag
 from .interconnect import lft
 from .lfr import LFR, as_lfr

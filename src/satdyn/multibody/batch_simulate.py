@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..spatial._checks import as_batch_of, as_float_array
+from .._validation import as_batch_of, as_float_array
 from .compiled_model import compile_model
 from .integrate import TABLEAUS, integrate_many
 from .integrate_lanes import LANES, integrate_lanes
@@ -110,7 +110,7 @@ def simulate_batch(model, t_span, x0, efforts=None, *, t_eval=None, method="DOP8
 
 
 def _solve_ivp_loop(model, X0, taus, times, method, rtol, atol, max_step):
-    from .simulate import state_derivative   # the general numpy right-hand side
+    from .simulate import state_derivative  # the general numpy right-hand side
 
     states = np.full((X0.shape[0], times.size, X0.shape[1]), np.nan)
     nfev = np.zeros(X0.shape[0], dtype=np.int64)

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import dcm_from_quaternion, quaternion_derivative, rigid_mass_matrix, rodrigues
-from ..spatial._checks import as_batch_of, as_float_array
 from ..spatial.euler import (
     check_sequence,
     dcm_from_euler_sequence,

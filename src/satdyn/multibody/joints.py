@@ -37,6 +37,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import (
     dcm_from_euler,
     dcm_from_quaternion,
@@ -47,7 +48,6 @@ from ..spatial import (
     skew,
     so3_exp,
 )
-from ..spatial._checks import as_batch_of, as_float_array
 
 __all__ = [
     "Joint", "weld_joint", "revolute_joint", "prismatic_joint", "spherical_joint",

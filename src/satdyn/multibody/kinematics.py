@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import as_batch_of, broadcast_batches
 from ..spatial import rotvec_from_dcm
-from ..spatial._checks import as_batch_of, broadcast_batches
 from .joints import joint_placement
 from .model import Model
 from .motion import cross, cross_force, cross_motion, force_to_parent, motion_to_child, motion_transform_to_child

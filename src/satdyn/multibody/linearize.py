@@ -28,8 +28,8 @@ from __future__ import annotations
 import control
 import numpy as np
 
+from .._validation import as_batch_of
 from ..spatial import so3_exp, so3_right_jacobian_inverse
-from ..spatial._checks import as_batch_of
 from .forward_dynamics import forward_dynamics
 from .joints import integrate
 from .model import Model

@@ -25,8 +25,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import rigid_mass_matrix
-from ..spatial._checks import as_batch_of, as_float_array
 from .joints import ROOT_KINDS, Joint, neutral_configuration
 from .sweeps import build_sweep_constants
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import as_batch_of
 from ..spatial import tau
-from ..spatial._checks import as_batch_of
 from ..spatial.euler import check_sequence
 
 __all__ = ["Wrench", "MotionVector", "transport_motion"]

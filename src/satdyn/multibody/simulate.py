@@ -48,13 +48,13 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from .._validation import as_batch_of, as_float_array
 from ..spatial import euler_from_dcm
-from ..spatial._checks import as_batch_of, as_float_array
+from .compiled_model import compile_model
 from .energy import center_of_mass, mechanical_energy, momentum
 from .forward_dynamics import _aba
-from .inverse_dynamics import interface_wrenches
-from .compiled_model import compile_model
 from .integrate import TABLEAUS, advance, integrate_many, start_run
+from .inverse_dynamics import interface_wrenches
 from .joints import configuration_derivative
 from .kinematics import forward_kinematics
 from .lean_rhs import lean_state_derivative

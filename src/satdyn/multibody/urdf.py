@@ -49,8 +49,8 @@ from xml.parsers import expat
 
 import numpy as np
 
+from .._validation import as_float_array
 from ..spatial import dcm_from_euler, rigid_mass_matrix
-from ..spatial._checks import as_float_array
 from .joints import fixed_root, floating_root, prismatic_joint, revolute_joint, weld_joint
 from .model import Body, ModelBuilder, body
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from satdyn.spatial._checks import as_float_array
-
+from .._validation import as_float_array
 from .checks import check_int
 
 __all__ = ["modal_frequency_grid", "refine_peaks", "check_frequencies"]

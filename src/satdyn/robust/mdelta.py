@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from satdyn.spatial._checks import as_float_array
-
+from .._validation import as_float_array
 from .norms import frequency_response
 
 __all__ = ["MDeltaSystem", "mdelta_system", "check_system"]

@@ -20,8 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from satdyn.spatial._checks import as_float_array
-
+from .._validation import as_float_array
 from .checks import check_bool, check_callable, check_fraction, check_int
 from .lfr_access import lfr_to_mdelta, simplified
 from .mu_branch import tighten_real_upper

@@ -26,8 +26,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import solve_continuous_lyapunov
 
-from satdyn.spatial._checks import as_float_array
-
+from .._validation import as_float_array
 from .checks import check_fraction, refuse_uncertain
 from .hamiltonian_eigs import squared_hamiltonian_eigenvalues
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_batch_of, broadcast_batches
+from .._validation import as_batch_of, broadcast_batches
 
 __all__ = [
     "skew",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_batch_of
+from .._validation import as_batch_of
 from .rotations import _check_dcm
 
 __all__ = ["EULER_SEQUENCES", "dcm_from_euler_sequence", "euler_sequence_from_dcm",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_batch_of, as_float_array, as_inertia, broadcast_batches
+from .._validation import as_batch_of, as_float_array, as_inertia, broadcast_batches
 from .algebra import _frame_change, _skew, _tau
 
 __all__ = [

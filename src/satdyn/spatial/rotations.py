@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ._checks import as_batch_of, as_float_array, broadcast_batches
+from .._validation import as_batch_of, as_float_array, broadcast_batches
 from .algebra import _skew
 
 __all__ = [

@@ -33,9 +33,9 @@ import warnings
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array
 from ..lfr import LFR, Parameter
 from ..spatial import tau
-from ..spatial._checks import as_batch_of, as_float_array
 from ._lfrtools import close_raw
 from .ports import ACC, WRENCH, make_port_model
 

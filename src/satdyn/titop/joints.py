@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_batch_of
 from ..lfr import Parameter, as_lfr, blockdiag, hstack, interconnect, invert_channels, rotation_lfr, ss, vstack
 from ..spatial import skew
-from ..spatial._checks import as_batch_of
 from ._lfrtools import is_parametric, to_lfr
 from .ports import ACC, WRENCH, PortModel, make_port_model, port_signals
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_batch_of, as_float_array, as_inertia
 from ..lfr import as_lfr, blockdiag, invert_channels
 from ..spatial import rigid_mass_matrix, tau
-from ..spatial._checks import as_batch_of, as_float_array, as_inertia
 from ._lfrtools import is_parametric, negate, to_lfr
 from .ports import ACC, WRENCH, make_port_model
 
