@@ -73,7 +73,8 @@ def main(argv=None):
     for name in args.problems:
         r = run(name, args.starts)
         (vs, ks, ts), (vb, kb, tb) = r["sqp"], r["bfgs"]
-        print(f"{name:8s} {r['dims']:9s} {r['lb']:13.6f} {r['lb_width']:7.1e} {r['ref']:12.6f} {r['kref']:8.1e} {r['t_ref']:6.2f} | "
+        print(f"{name:8s} {r['dims']:9s} {r['lb']:13.6f} {r['lb_width']:7.1e} "
+              f"{r['ref']:12.6f} {r['kref']:8.1e} {r['t_ref']:6.2f} | "
               f"{vs:10.6f} {ks:8.1e} {ts:6.2f} {vs / r['ref']:8.5f} | {vb:10.6f} {kb:8.1e} {tb:6.2f} "
               f"{vb / r['ref']:8.5f} | {r['t_ref'] / ts:12.1f}x", flush=True)
 

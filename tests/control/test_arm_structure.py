@@ -98,7 +98,8 @@ def test_integral_structure_zeroes_the_dc_sensitivity(arm):
     tri = arm_controller_block(params)
     S = tri.realize(tri.value, np.zeros((1, 2)))[0]
     G = P.evaluate({})[["e[0]", "e[1]"], ["T[0]", "T[1]"]]
-    loop = control.feedback(control.ss([], [], [], np.eye(2)), -G * control.ss(S[:3, :3], S[:3, 3:], S[3:, :3], S[3:, 3:]))
+    loop = control.feedback(control.ss([], [], [], np.eye(2)),
+                            -G * control.ss(S[:3, :3], S[:3, 3:], S[3:, :3], S[3:, 3:]))
     assert np.abs(np.asarray(loop(0.0))).max() > 1e-3
 
 

@@ -13,7 +13,8 @@ from satdyn.control import PID, ScheduledBlock, StaticGain, TunableSS, TunableTF
 def _fd_jacobian(block, x, tau=None, h=1e-6):
     cols = []
     for k in range(len(x)):
-        e = np.zeros(len(x)); e[k] = h
+        e = np.zeros(len(x))
+        e[k] = h
         cols.append((block.realize(x + e, tau) - block.realize(x - e, tau)) / (2 * h))
     return np.stack(cols, axis=1)
 
@@ -90,6 +91,8 @@ def test_scheduled_block_is_affine_in_the_tangent_and_its_lfr_agrees():
     v1, v2 = np.tan(0.6), np.tan(0.45)
     c1, h1 = (np.tan(0.4) + np.tan(0.75)) / 2, (np.tan(0.75) - np.tan(0.4)) / 2
     assert np.isclose(tau[0, 0], (v1 - c1) / h1)
+    c2, h2 = (np.tan(0.1) + np.tan(0.6)) / 2, (np.tan(0.6) - np.tan(0.1)) / 2
+    assert np.isclose(tau[0, 1], (v2 - c2) / h2)
     expect = np.tensordot(x[:P] + tau[0, 0] * x[P:2 * P] + tau[0, 1] * x[2 * P:], base.E, axes=1)
     assert np.allclose(blk.realize(x, tau)[0], expect)
     assert np.allclose(blk.jacobian(x, tau), _fd_jacobian(blk, x, tau), atol=1e-7)

@@ -30,7 +30,8 @@ def _plant(seed=0, n=4):
 def _value_fd(problem, x, goal, scen, k, h=1e-6):
     ctrl = problem.controller
     z = ctrl.z_of_x(x)
-    e = np.zeros_like(z); e[k] = h
+    e = np.zeros_like(z)
+    e[k] = h
     vp = evaluate(problem, ctrl.x_of_z(z + e, x)).values[goal, scen]
     vm = evaluate(problem, ctrl.x_of_z(z - e, x)).values[goal, scen]
     return (vp - vm) / (2 * h)
@@ -122,8 +123,10 @@ def test_stabilisation_phase_recovers_an_unstable_start():
     (lambda P: TuningProblem(P, [StaticGain("K", "y", "nope")], [Gain("w", "z")]), ValueError, "inputs"),
     (lambda P: TuningProblem(P, [StaticGain("K", "y", "u")], []), TypeError, "goals"),
     (lambda P: TuningProblem(P, "K", [Gain("w", "z")]), TypeError, "blocks"),
-    (lambda P: TuningProblem(P, [StaticGain("K", "y", "u")], [Gain("w", "z")], scenarios=[1, 2]), TypeError, "scenarios"),
-    (lambda P: TuningProblem(P, [StaticGain("K", "y", "u")], [Gain("w", "z")], scenarios={"q": [1.0]}), ValueError, "scenarios"),
+    (lambda P: TuningProblem(P, [StaticGain("K", "y", "u")], [Gain("w", "z")], scenarios=[1, 2]),
+     TypeError, "scenarios"),
+    (lambda P: TuningProblem(P, [StaticGain("K", "y", "u")], [Gain("w", "z")], scenarios={"q": [1.0]}),
+     ValueError, "scenarios"),
     (lambda P: Gain("w", "z", norm="h3"), ValueError, "norm"),
     (lambda P: Gain(3, "z"), TypeError, "inputs"),
     (lambda P: Poles(min_decay=-1.0), ValueError, "min_decay"),
@@ -189,8 +192,10 @@ def test_parallel_starts_agree_with_serial():
     plants = [control.ss([[-a]], [[1.0, b]], [[1.0], [0.0], [1.0]], [[0, 0], [0, 0.5], [0, 0]],
                          inputs=["w", "u"], outputs=["z1", "z2", "y"]) for a, b in models]
     kw = dict(soft=[Gain("w", ["z1", "z2"])])
-    serial = systune(plants, [StaticGain("K", "y", "u", init=[[-0.5]])], options=TuneOptions(random_starts=2, n_jobs=1), **kw)
-    para = systune(plants, [StaticGain("K", "y", "u", init=[[-0.5]])], options=TuneOptions(random_starts=2, n_jobs=2), **kw)
+    serial = systune(plants, [StaticGain("K", "y", "u", init=[[-0.5]])],
+                     options=TuneOptions(random_starts=2, n_jobs=1), **kw)
+    para = systune(plants, [StaticGain("K", "y", "u", init=[[-0.5]])],
+                   options=TuneOptions(random_starts=2, n_jobs=2), **kw)
     assert [r.soft for r in serial.starts] == pytest.approx([r.soft for r in para.starts], rel=1e-12)
 
 

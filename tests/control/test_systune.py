@@ -50,8 +50,10 @@ _PG = _pid_closed_loop()
 def _pid_objective_ab13dd(x):
     """||Fl(P, K)||_inf by slycot ab13dd with K = Kp + Ki/s + Kd s/(0.1 s + 1) (2 states)."""
     Kp, Ki, Kd = x
-    Ak = np.array([[0.0, 0.0], [0.0, -10.0]]); Bk = np.array([[1.0], [1.0]])
-    Ck = np.array([[Ki, -100.0 * Kd]]); Dk = np.array([[Kp + 10.0 * Kd]])
+    Ak = np.array([[0.0, 0.0], [0.0, -10.0]])
+    Bk = np.array([[1.0], [1.0]])
+    Ck = np.array([[Ki, -100.0 * Kd]])
+    Dk = np.array([[Kp + 10.0 * Kd]])
     A, B, C, D = _PG
     B1, B2, C1, C2, D11, D12, D21 = B[:, :1], B[:, 1:], C[:2], C[2:], D[:2, :1], D[:2, 1:], D[2:, :1]
     Acl = np.block([[A + B2 @ Dk @ C2, B2 @ Ck], [Bk @ C2, Ak]])
@@ -96,8 +98,10 @@ def test_hinf_pid_within_0p3_percent_of_brute_force(pid_reference, method):
 def _dgkf_problem(seed):
     A, B1, B2, C1, C2 = random_plant(seed)
     n, nw, nz = A.shape[0], B1.shape[1], C1.shape[0]
-    D12 = np.zeros((nz, 1)); D12[-1, 0] = 1.0
-    D21 = np.zeros((1, nw)); D21[0, -1] = 1.0
+    D12 = np.zeros((nz, 1))
+    D12[-1, 0] = 1.0
+    D21 = np.zeros((1, nw))
+    D21[0, -1] = 1.0
     P = control.ss(A, np.hstack([B1, B2]), np.vstack([C1, C2]),
                    np.block([[np.zeros((nz, nw)), D12], [D21, np.zeros((1, 1))]]),
                    inputs=[f"w{i}" for i in range(nw)] + ["u"], outputs=[f"z{i}" for i in range(nz)] + ["y"])
@@ -173,7 +177,9 @@ def test_multi_model_optimum_known_by_construction():
     pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]
     roots = []
     for i, j in pairs:
-        g = lambda K: _f(K, *models[i]) - _f(K, *models[j])
+        def g(K, i=i, j=j):  # called only within this iteration (brentq below); defaults bind i, j
+            return _f(K, *models[i]) - _f(K, *models[j])
+
         lo, hi = k0 - 0.01, k0 + 0.01
         if g(lo) * g(hi) < 0:
             roots.append(scipy.optimize.brentq(g, lo, hi, xtol=1e-14))

@@ -214,7 +214,6 @@ STRUCTURES = ("full", "tridiag", "companion")
 
 def _balance(A, B, C):
     """Diagonal similarity making row norms of B equal column norms of C (keeps sparsity)."""
-    n = A.shape[0]
     b = np.linalg.norm(B, axis=1)
     c = np.linalg.norm(C, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -323,18 +322,26 @@ class TunableSS(AffineBlock):
             for j in range(n):
                 if structure == "full" or (structure == "tridiag" and abs(i - j) <= 1) or \
                         (structure == "companion" and j == n - 1):
-                    pos.append((i, j)); names.append(f"{name}.A[{i},{j}]"); group.append(0)
+                    pos.append((i, j))
+                    names.append(f"{name}.A[{i},{j}]")
+                    group.append(0)
                 elif structure == "companion" and i == j + 1:
                     K0[i, j] = 1.0
         for i in range(n):
             for j in range(m):
-                pos.append((i, n + j)); names.append(f"{name}.B[{i},{j}]"); group.append(1)
+                pos.append((i, n + j))
+                names.append(f"{name}.B[{i},{j}]")
+                group.append(1)
         for i in range(p):
             for j in range(n):
-                pos.append((n + i, j)); names.append(f"{name}.C[{i},{j}]"); group.append(2)
+                pos.append((n + i, j))
+                names.append(f"{name}.C[{i},{j}]")
+                group.append(2)
         for i in range(p):
             for j in range(m):
-                pos.append((n + i, n + j)); names.append(f"{name}.D[{i},{j}]"); group.append(3)
+                pos.append((n + i, n + j))
+                names.append(f"{name}.D[{i},{j}]")
+                group.append(3)
         full = np.block([[A, B], [C, D]]) if n else D
         value = np.array([full[i, j] for i, j in pos])
         if "scale" not in kw:

@@ -196,7 +196,6 @@ def _hinf_eval(gi, G, cl, J, gamma, peak, rho, cluster_gap, pieces):
     computed when the optimiser needs pieces.)
     """
     Acl, Bcl, Ccl, Dcl = cl
-    N = Acl.shape[0]
     if not pieces:
         return gamma.copy(), peak.copy(), []
     finite = np.isfinite(gamma)

@@ -153,7 +153,7 @@ class Sensitivity(Goal):
         if missing:
             raise ValueError(f"Sensitivity: `location` {missing} are not signals read by the tunable blocks {list(y)}")
         Pyu = P[list(y), list(u)]
-        k, ny, nu = len(self.location), len(y), len(u)
+        k, ny = len(self.location), len(y)
         E = np.zeros((ny, k))
         for j, name in enumerate(self.location):
             E[[i for i, n in enumerate(y) if n == name], j] = 1.0

@@ -51,8 +51,13 @@ class Controller:
         for b in blocks:
             r = list(range(s0, s0 + b.nstates)) + [self.nk + u0 + i for i in range(len(b.outputs))]
             c = list(range(s0, s0 + b.nstates)) + [self.nk + y0 + j for j in range(len(b.inputs))]
-            rows.append(np.array(r, int)); cols.append(np.array(c, int)); sl.append(slice(p0, p0 + b.nparameters))
-            s0 += b.nstates; y0 += len(b.inputs); u0 += len(b.outputs); p0 += b.nparameters
+            rows.append(np.array(r, int))
+            cols.append(np.array(c, int))
+            sl.append(slice(p0, p0 + b.nparameters))
+            s0 += b.nstates
+            y0 += len(b.inputs)
+            u0 += len(b.outputs)
+            p0 += b.nparameters
         self._rows, self._cols, self._slices = rows, cols, sl
         self.x0 = np.concatenate([b.value for b in blocks])
         self.free = np.concatenate([b.free for b in blocks])
@@ -137,11 +142,16 @@ def _augment(A, B, C, D, nz, nw, nk, name):
                          "the measured signals (D22 != 0); make the loop strictly proper")
     ny, nu = C2.shape[1], B2.shape[2]
     Z = np.zeros
-    Aa = np.zeros((N, n + nk, n + nk)); Aa[:, :n, :n] = A
+    Aa = np.zeros((N, n + nk, n + nk))
+    Aa[:, :n, :n] = A
     B1a = np.concatenate([B1, Z((N, nk, nw))], axis=1)
-    B2a = np.zeros((N, n + nk, nk + nu)); B2a[:, :n, nk:] = B2; B2a[:, n:, :nk] = np.eye(nk)
+    B2a = np.zeros((N, n + nk, nk + nu))
+    B2a[:, :n, nk:] = B2
+    B2a[:, n:, :nk] = np.eye(nk)
     C1a = np.concatenate([C1, Z((N, nz, nk))], axis=2)
-    C2a = np.zeros((N, nk + ny, n + nk)); C2a[:, :nk, n:] = np.eye(nk); C2a[:, nk:, :n] = C2
+    C2a = np.zeros((N, nk + ny, n + nk))
+    C2a[:, :nk, n:] = np.eye(nk)
+    C2a[:, nk:, :n] = C2
     D12a = np.concatenate([Z((N, nz, nk)), D12], axis=2)
     D21a = np.concatenate([Z((N, nk, nw)), D21], axis=1)
     return GenPlant(Aa, B1a, B2a, C1a, C2a, D11, D12a, D21a)
@@ -276,7 +286,8 @@ class TuningProblem:
         if scenarios is None:
             return {}, len(models)
         if not isinstance(scenarios, dict):
-            raise TypeError(f"`scenarios` must be a dict {{parameter name: array (N,)}}; got {type(scenarios).__name__}")
+            raise TypeError("`scenarios` must be a dict {parameter name: array (N,)}; "
+                            f"got {type(scenarios).__name__}")
         arrays = {k: np.atleast_1d(np.asarray(v, float)) for k, v in scenarios.items()}
         sizes = {a.shape for a in arrays.values()}
         if len(sizes) > 1 or any(len(s) != 1 for s in sizes):

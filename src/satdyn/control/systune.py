@@ -177,7 +177,7 @@ def controller_statespace(ctrl, values=None):
     import control
 
     values = {} if values is None else dict(values)
-    for name, p in ctrl.scheduling.items():
+    for name in ctrl.scheduling:
         if name not in values:
             raise ValueError(f"`values` must give the scheduling parameter {name!r}")
     x = check_parameters(ctrl, ctrl.x0, "controller parameters")
