@@ -17,7 +17,9 @@ See docs/control.md.
 
 from .blocks import PID, AffineBlock, ScheduledBlock, StaticGain, TunableBlock, TunableSS, TunableTF
 from .goals import H2, Gain, Goal, Poles, Sensitivity, Tracking
+from .hinfsyn import GammaStep, HinfsynResult, SynthesisFailure, SynthesisInputError, hinfsyn
 from .lpv import controller_lfr
+from .musyn import DScaleFit, MusynIteration, MusynResult, fit_magnitude, musyn
 from .problem import Controller, TuningProblem
 from .robust_loop import Certification, RobustOptions, certify, robust_tune, worst_case_search
 from .systune import StartRecord, TuneOptions, TuneResult, systune, tune_problem
@@ -28,4 +30,6 @@ __all__ = [
     "Controller", "TuningProblem", "controller_lfr",
     "robust_tune", "RobustOptions", "Certification", "certify", "worst_case_search",
     "systune", "tune_problem", "TuneOptions", "TuneResult", "StartRecord",
+    "hinfsyn", "HinfsynResult", "GammaStep", "SynthesisInputError", "SynthesisFailure",
+    "musyn", "MusynResult", "MusynIteration", "DScaleFit", "fit_magnitude",
 ]

@@ -41,8 +41,8 @@ import control
 import numpy as np
 import scipy.optimize
 
-from satdyn.robust import hinfnorm, mussv
-from satdyn.robust.structure import BlockStructure, full_block
+from ..robust import hinfnorm, mussv
+from ..robust.structure import BlockStructure, full_block
 
 from .hinfsyn import SynthesisFailure, SynthesisInputError, hinfsyn
 
