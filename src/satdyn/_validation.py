@@ -12,9 +12,12 @@ This module imports nothing of satdyn's (numpy only), so every package may use i
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
-__all__ = ["SatdynInputError", "as_float_array", "as_batch_of", "broadcast_batches", "as_inertia"]
+__all__ = ["SatdynInputError", "as_float_array", "as_batch_of", "broadcast_batches", "as_inertia", "writable_folder"]
 
 
 class SatdynInputError(ValueError):
@@ -84,3 +87,22 @@ def as_inertia(value, name: str, *, positive_definite: bool = False, triangle: b
         raise SatdynInputError(f"`{name}` violates the triangle inequality of principal moments "
                          f"(I1 + I2 >= I3 for every physical body); I3 exceeds I1 + I2 by {excess.max():.6g}")
     return J
+
+
+def writable_folder(path, name: str, what: str, *, error=SatdynInputError) -> Path:
+    """The folder ``path``, created if missing and checked writable for real (permissions alone lie
+    to root), before any work is done in it.
+
+    Raises ``error`` (one line naming the argument ``name`` and the folder's use ``what``) when the
+    path is a file or the folder cannot be created or written.
+    """
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise error(f"`{name}` {str(folder)!r} is a file; expected a folder for {what}")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise error(f"`{name}` {str(folder)!r}: cannot write there ({exc.strerror or exc})") from None
+    return folder

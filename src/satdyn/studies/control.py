@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import writable_folder
 from ..control.goals import Gain
 from ..control.problem import TuningProblem
 from ..control.robust_loop import (
@@ -194,18 +195,7 @@ def _steps(result, P, points_deg, t_end=20.0, n=400):
 def _checkpoint_folder(checkpoint_dir) -> Path:
     """The checkpoint folder, created if missing; :class:`CheckpointError` (one line, naming
     it) when it is a file or cannot be created / written."""
-    import tempfile
-
-    folder = Path(checkpoint_dir)
-    if folder.exists() and not folder.is_dir():
-        raise CheckpointError(f"`checkpoint_dir` {str(folder)!r} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise CheckpointError(f"cannot use {str(folder)!r} as checkpoint folder: {exc.strerror or exc}") from None
-    return folder
+    return writable_folder(checkpoint_dir, "checkpoint_dir", "the tuning checkpoints", error=CheckpointError)
 
 
 _DESIGN_KEYS = ("phase", "round", "gamma1", "gamma2", "x", "training_points")

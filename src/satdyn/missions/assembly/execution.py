@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..._validation import SatdynInputError
+from ..._validation import SatdynInputError, writable_folder
 from ...fe.family import CacheWarning
 from ...runtime import limit_blas_threads, progress
 from .evaluation import HalfEdgeEvaluator, HalfMetrics
@@ -178,17 +178,8 @@ def _read(path: Path, key: str, costs, z: int) -> HalfMetrics:
 
 
 def _check_cache_dir(cache_dir) -> Path:
-    """The cache folder, created now (a file there, or no permission: ValueError before any work)."""
-    path = Path(cache_dir)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"`cache_dir` {str(path)!r} is a file; expected a folder for the edge-metric cache")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as exc:
-        raise ValueError(f"`cache_dir` {str(path)!r}: cannot write there ({exc.strerror or exc})") from None
-    return path
+    """The cache folder, created now (a file there, or no permission: an error before any work)."""
+    return writable_folder(cache_dir, "cache_dir", "the edge-metric cache")
 
 
 # ---------------------------------------------------------------------------------------
